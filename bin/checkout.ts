@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The operator's command line: `checkout serve`, `checkout migrate`, `checkout sandbox create --name "Acme"`.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
+import { createCore } from '../src/core.ts';
+import { DomainError } from '../src/domain/shared/domain-error.ts';
+import { redactUrl, startService, StartupError } from '../gateway/server.ts';
+
+const USAGE = `Usage:
+  checkout serve                                   start the service (migrates first)
+  checkout migrate                                 run database migrations
+  checkout sandbox create --name NAME [--settlement-currency EUR]
+                                                   create a sandbox merchant and print its keys (shown once)
+
+Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_URL, CHECKOUT_URL (see README.md).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve': {
+      const service = await startService(config);
+      if (service.firstSandbox) {
+        process.stdout.write(`First start: created a sandbox merchant. Keep these keys; they are not shown again.\n${JSON.stringify(service.firstSandbox, null, 2)}\n`);
+      }
+      const stop = async () => {
+        await service.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return -1;
+    }
+    case 'migrate': {
+      const knex = createDatabase({ url: config.databaseUrl });
+      try {
+        const applied = await migrateLatest(knex);
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
+      } finally {
+        await knex.destroy();
+      }
+      return 0;
+    }
+    case 'sandbox': {
+      if (sub !== 'create') break;
+      const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, 'settlement-currency': { type: 'string', default: 'EUR' } } });
+      if (!values.name) {
+        process.stderr.write('sandbox create needs --name "Your shop"\n');
+        return 2;
+      }
+      const knex = createDatabase({ url: config.databaseUrl });
+      try {
+        await migrateLatest(knex);
+        const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: () => undefined });
+        const credentials = await core.createSandbox({ name: values.name, settlementCurrency: values['settlement-currency'] });
+        process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);
+      } finally {
+        await knex.destroy();
+      }
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+  }
+  process.stderr.write(`Unknown command: ${argv.join(' ')}\n\n${USAGE}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof StartupError || err instanceof DomainError) {
+      process.stderr.write(`checkout: ${err.message}\n`);
+    } else if ((err as { code?: string }).code === 'ECONNREFUSED' || (err as Error).name === 'KnexTimeoutError') {
+      process.stderr.write(`checkout: cannot reach Postgres at ${redactUrl(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/checkout')}. Start it or set DATABASE_URL.\n`);
+    } else {
+      process.stderr.write(`checkout: ${(err as Error).stack ?? String(err)}\n`);
+    }
+    process.exit(1);
+  },
+);

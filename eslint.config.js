@@ -1,0 +1,45 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'src/gen/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The hexagon's boundary: the domain knows no adapter, no generated code, no framework.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/adapters/**', '**/application/**', '**/ports/**', '**/gen/**', '**/gateway/**'], message: 'The domain must not import adapters, use cases, ports or generated code.' },
+            { group: ['knex', 'pg', 'nats', 'fastify', 'fastify/*', '@connectrpc/*', '@bufbuild/*', '@grpc/*', 'node:*'], message: 'The domain is pure: no I/O libraries, frameworks or Node built-ins.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Use cases speak to the outside only through ports.
+    files: ['src/application/**/*.ts', 'src/ports/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/adapters/**', '**/gateway/**'], message: 'Use cases depend on ports, not adapters.' },
+            { group: ['knex', 'pg', 'nats', 'fastify', 'fastify/*'], message: 'Use cases depend on ports, not infrastructure libraries.' },
+          ],
+        },
+      ],
+    },
+  },
+);

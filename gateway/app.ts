@@ -1,0 +1,73 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createClient, createRouterTransport, type ConnectRouter } from '@connectrpc/connect';
+import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
+import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
+import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
+import { registerOrderRoutes } from './rest/orders.ts';
+import { RestError, toRestError } from './rest/rest-error.ts';
+import { openApiDocument } from './openapi.ts';
+
+/** Options of {@link buildGateway}. */
+export interface GatewayOptions {
+  /** The core's Connect routes: called in-process by REST, and mounted for SDKs. */
+  readonly routes: (router: ConnectRouter) => void;
+  /** The API base address, shown in the OpenAPI document. */
+  readonly publicUrl: string;
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+/** Fastify error codes of body parsing, mapped to our error body. */
+const PARSE_ERRORS: Readonly<Record<string, { status: number; code: string; message: string }>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Send request bodies as JSON with "Content-Type: application/json".' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_json', message: 'Content-Length does not match the body.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is empty but Content-Type says JSON; send a JSON object.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', message: 'The request body is larger than 1 MiB.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON.' },
+};
+
+/**
+ * Builds the public HTTP gateway: the /v1 REST API (each route a call to the
+ * core over an in-process Connect transport), the Connect mount (Connect,
+ * gRPC-Web; gRPC over h2c via listen.ts) and the OpenAPI document.
+ * The app is built apart from listen(), so tests use app.inject().
+ */
+export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Per-request access logs are left to the proxy in front; errors are logged below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: () => `req_${randomBase62(20)}`,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('Request-Id', req.id);
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const parse = typeof (err as { code?: unknown }).code === 'string' ? PARSE_ERRORS[(err as { code: string }).code] : undefined;
+    const mapped = parse
+      ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
+      : toRestError(err, req.id);
+    if (mapped.status >= 500) req.log.error({ err }, 'request failed');
+    return reply.code(mapped.status).send(mapped.body);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const err = new RestError(404, 'invalid_request_error', 'route_not_found', `Unrecognized request URL (${req.method} ${req.url.split('?')[0]}). See /v1/openapi.json.`);
+    const mapped = toRestError(err, req.id);
+    return reply.code(mapped.status).send(mapped.body);
+  });
+
+  const transport = createRouterTransport(options.routes);
+  registerOrderRoutes(app, createClient(OrderService, transport));
+
+  const document = openApiDocument(options.publicUrl);
+  app.get('/v1/openapi.json', async () => document);
+  app.get('/healthz', async () => ({ ok: true }));
+
+  await app.register(fastifyConnectPlugin, { routes: options.routes });
+  return app;
+}

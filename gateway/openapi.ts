@@ -1,0 +1,182 @@
+/**
+ * The OpenAPI 3.1 description of the REST API, served at /v1/openapi.json.
+ * test/openapi.spec.ts fails when a /v1 route is missing here or vice versa.
+ */
+export function openApiDocument(publicUrl: string): Record<string, unknown> {
+  const errorResponse = (description: string) => ({
+    description,
+    headers: { 'Request-Id': { $ref: '#/components/headers/RequestId' } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+  const commonErrors = {
+    '400': errorResponse('Invalid request: a parameter is missing, unknown or breaks a rule; `param` names it.'),
+    '401': errorResponse('Missing, malformed, unknown or revoked API key.'),
+    '403': errorResponse('A publishable key was sent where a secret key is needed.'),
+    '503': errorResponse('The database is unreachable; retry (with the same Idempotency-Key).'),
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Hosted Checkout API',
+      version: 'v1',
+      description: 'Create orders, send customers to the hosted checkout, receive signed webhooks. Amounts are integers in minor units. See docs/api.md.',
+    },
+    servers: [{ url: publicUrl }],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/v1/orders': {
+        post: {
+          operationId: 'createOrder',
+          summary: 'Create an order and receive its checkout URL',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: '1-255 printable ASCII characters. A repeat with the same body within 24 hours returns the original order with Idempotent-Replayed: true.',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateOrder' } } } },
+          responses: {
+            '201': {
+              description: 'The order, status pending (also for an idempotent replay).',
+              headers: {
+                'Request-Id': { $ref: '#/components/headers/RequestId' },
+                'Idempotent-Replayed': { description: 'Present with value true when this is a replay.', schema: { type: 'string', enum: ['true'] } },
+              },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } },
+            },
+            ...commonErrors,
+            '413': errorResponse('Body larger than 1 MiB.'),
+            '415': errorResponse('Body is not JSON.'),
+            '422': errorResponse('Idempotency-Key reused with a different request (code idempotency_key_reused).'),
+          },
+        },
+        get: {
+          operationId: 'listOrders',
+          summary: 'List orders, newest first',
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+            { name: 'starting_after', in: 'query', description: 'An order id; the page starts after it.', schema: { type: 'string' } },
+            { name: 'reference', in: 'query', description: 'Only orders with exactly this reference.', schema: { type: 'string' } },
+          ],
+          responses: {
+            '200': {
+              description: 'A page of orders.',
+              headers: { 'Request-Id': { $ref: '#/components/headers/RequestId' } },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['object', 'url', 'has_more', 'data'],
+                    properties: {
+                      object: { const: 'list' },
+                      url: { type: 'string' },
+                      has_more: { type: 'boolean' },
+                      data: { type: 'array', items: { $ref: '#/components/schemas/Order' } },
+                    },
+                  },
+                },
+              },
+            },
+            ...commonErrors,
+          },
+        },
+      },
+      '/v1/orders/{id}': {
+        get: {
+          operationId: 'retrieveOrder',
+          summary: 'Retrieve an order',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ord_' } }],
+          responses: {
+            '200': {
+              description: 'The order.',
+              headers: { 'Request-Id': { $ref: '#/components/headers/RequestId' } },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } },
+            },
+            ...commonErrors,
+            '404': errorResponse('No such order for this key (also for other merchants\' and the other mode\'s orders).'),
+          },
+        },
+      },
+      '/v1/openapi.json': {
+        get: {
+          operationId: 'openApi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…; the key decides the mode.' } },
+      headers: { RequestId: { description: 'Identifier of this request, also in error bodies.', schema: { type: 'string', pattern: '^req_' } } },
+      schemas: {
+        LineItem: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'amount'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 255 },
+            amount: { type: 'integer', minimum: 0, description: 'Minor units.' },
+          },
+        },
+        CreateOrder: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['amount', 'currency', 'reference'],
+          properties: {
+            amount: { type: 'integer', minimum: 1, maximum: 9007199254740991, description: 'Minor units; at most 999,999,999 major units of the currency.' },
+            currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217, uppercase.' },
+            reference: { type: 'string', minLength: 1, maxLength: 255, description: 'Your reference; any Unicode, 1-255 characters.' },
+            line_items: { type: 'array', maxItems: 100, items: { $ref: '#/components/schemas/LineItem' }, description: 'When given, the amounts must sum to amount.' },
+            return_url: { type: 'string', format: 'uri', maxLength: 2048, description: 'Absolute http(s) URL.' },
+          },
+        },
+        Order: {
+          type: 'object',
+          required: ['id', 'object', 'reference', 'amount', 'currency', 'status', 'checkout_url', 'line_items', 'return_url', 'method', 'settlement', 'refunds', 'created', 'livemode'],
+          properties: {
+            id: { type: 'string', pattern: '^ord_[0-9A-Za-z]{22,}$' },
+            object: { const: 'order' },
+            reference: { type: 'string' },
+            amount: { type: 'integer' },
+            currency: { type: 'string' },
+            status: { type: 'string', enum: ['pending', 'paid', 'expired'] },
+            checkout_url: { type: 'string', format: 'uri', description: '<checkout host>/c/<order id suffix>' },
+            line_items: { type: 'array', items: { $ref: '#/components/schemas/LineItem' } },
+            return_url: { type: ['string', 'null'] },
+            method: { type: ['string', 'null'], description: 'Payment method, once paid.' },
+            settlement: {
+              oneOf: [
+                { type: 'null' },
+                { type: 'object', required: ['currency', 'amount'], properties: { currency: { type: 'string' }, amount: { type: 'integer' } } },
+              ],
+            },
+            refunds: { type: 'array', items: { type: 'object' } },
+            created: { type: 'string', format: 'date-time' },
+            livemode: { type: 'boolean' },
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['type', 'code', 'message', 'request_id'],
+              properties: {
+                type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'idempotency_error', 'api_error'] },
+                code: { type: 'string' },
+                message: { type: 'string' },
+                param: { type: 'string' },
+                request_id: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { Code, ConnectError } from '@connectrpc/connect';
+import { ErrorDetailSchema } from '../../src/gen/checkout/v1/errors_pb.ts';
+
+/** The REST error body: `{"error": {type, code, message, param, request_id}}`. */
+export interface RestErrorBody {
+  error: {
+    type: string;
+    code: string;
+    message: string;
+    param?: string;
+    request_id: string;
+  };
+}
+
+/** An error the gateway raises itself (bad JSON, a wrong type, an unknown field, an unknown route). */
+export class RestError extends Error {
+  override readonly name = 'RestError';
+  readonly status: number;
+  readonly type: string;
+  readonly code: string;
+  readonly param: string | undefined;
+
+  constructor(status: number, type: string, code: string, message: string, param?: string) {
+    super(message);
+    this.status = status;
+    this.type = type;
+    this.code = code;
+    this.param = param;
+  }
+}
+
+/** A 400 invalid_request_error about one parameter. */
+export function invalidParam(code: string, param: string, message: string): RestError {
+  return new RestError(400, 'invalid_request_error', code, message, param);
+}
+
+/** HTTP status of each Connect code. A new code fails the typecheck at the never below. */
+export function httpStatusOf(code: Code): number {
+  switch (code) {
+    case Code.InvalidArgument:
+    case Code.OutOfRange:
+      return 400;
+    case Code.Unauthenticated:
+      return 401;
+    case Code.PermissionDenied:
+      return 403;
+    case Code.NotFound:
+      return 404;
+    case Code.AlreadyExists:
+    case Code.Aborted:
+      return 409;
+    case Code.FailedPrecondition:
+      return 422;
+    case Code.ResourceExhausted:
+      return 429;
+    case Code.Canceled:
+      return 499;
+    case Code.Unimplemented:
+      return 501;
+    case Code.Unavailable:
+      return 503;
+    case Code.DeadlineExceeded:
+      return 504;
+    case Code.Unknown:
+    case Code.Internal:
+    case Code.DataLoss:
+      return 500;
+    default: {
+      const unmapped: never = code;
+      throw new Error(`unmapped Connect code ${String(unmapped)}`);
+    }
+  }
+}
+
+/** Maps anything thrown while serving a REST call to its status and body. */
+export function toRestError(err: unknown, requestId: string): { status: number; body: RestErrorBody } {
+  if (err instanceof RestError) {
+    return { status: err.status, body: body(err.type, err.code, err.message, err.param, requestId) };
+  }
+  const connectErr = ConnectError.from(err);
+  const detail = connectErr.findDetails(ErrorDetailSchema)[0];
+  return {
+    status: httpStatusOf(connectErr.code),
+    body: body(detail?.type ?? 'api_error', detail?.code || 'internal_error', connectErr.rawMessage, detail?.param, requestId),
+  };
+}
+
+function body(type: string, code: string, message: string, param: string | undefined, requestId: string): RestErrorBody {
+  return { error: { type, code, message, ...(param ? { param } : {}), request_id: requestId } };
+}

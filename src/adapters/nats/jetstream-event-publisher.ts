@@ -1,0 +1,50 @@
+import type { JetStreamClient, NatsConnection } from 'nats';
+import type { DomainEvent } from '../../domain/event/domain-event.ts';
+import type { EventPublisher } from '../../ports/event-publisher.port.ts';
+import type { StreamOptions } from './jetstream.ts';
+
+/** The JSON body of an event on NATS (and, later, of the webhook envelope). */
+export function eventEnvelope(event: DomainEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    type: event.type,
+    created: event.createdAt.toISOString(),
+    livemode: event.livemode,
+    merchant_id: event.merchantId,
+    order_id: event.orderId,
+    reference: event.reference,
+    sequence: event.sequence,
+    data: event.data,
+  };
+}
+
+/** Subject of an event: `${prefix}.${type}`, e.g. checkout.events.order.created. */
+export function subjectOf(prefix: string, event: DomainEvent): string {
+  return `${prefix}.${event.type}`;
+}
+
+/** EventPublisher on JetStream: msgID = event id, so a republished event is dropped as a duplicate. */
+export class JetStreamEventPublisher implements EventPublisher {
+  readonly #js: JetStreamClient;
+  readonly #options: StreamOptions;
+  readonly #timeoutMs: number;
+
+  constructor(nc: NatsConnection, options: StreamOptions, timeoutMs = 5000) {
+    this.#js = nc.jetstream();
+    this.#options = options;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  async publish(events: readonly DomainEvent[]): Promise<void> {
+    const encoder = new TextEncoder();
+    await Promise.all(
+      events.map((event) =>
+        this.#js.publish(subjectOf(this.#options.subjectPrefix, event), encoder.encode(JSON.stringify(eventEnvelope(event))), {
+          msgID: event.id,
+          expect: { streamName: this.#options.stream },
+          timeout: this.#timeoutMs,
+        }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,63 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import { ServiceUnavailableError } from '../../ports/errors.ts';
+import { migrationSource } from './migrations/index.ts';
+
+// int8 (bigint) arrives as a string; mappers turn it into a BigInt, never a float.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
+
+/** Options for {@link createDatabase}. */
+export interface DatabaseOptions {
+  readonly url: string;
+  readonly poolMax?: number;
+  /** How long a request waits for a connection before answering 503. */
+  readonly acquireTimeoutMs?: number;
+}
+
+/** Creates the Knex instance (pg driver) the Postgres adapters share. */
+export function createDatabase(options: DatabaseOptions): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString: options.url, connectionTimeoutMillis: options.acquireTimeoutMs ?? 2000 },
+    pool: { min: 0, max: options.poolMax ?? 20 },
+    acquireConnectionTimeout: options.acquireTimeoutMs ?? 2000,
+    migrations: { migrationSource, tableName: 'knex_migrations' },
+    // Connection failures reach callers as ServiceUnavailableError; knex's own console output would only duplicate them.
+    log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
+  });
+}
+
+/** Runs pending migrations; answers the names of those applied. */
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest()) as [number, string[]];
+  return applied;
+}
+
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+
+/** True when err says Postgres cannot be reached or is refusing work, not that the query was wrong. */
+export function isUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'KnexTimeoutError') return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_ERRNOS.has(code)) return true;
+    // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention).
+    if (/^(08|53|57P)/.test(code)) return true;
+  }
+  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(err.message);
+}
+
+/**
+ * Runs a database call, turning "cannot reach Postgres" into the port-level
+ * ServiceUnavailableError and letting every other error through.
+ * @throws ServiceUnavailableError when Postgres is unreachable.
+ */
+export async function translateErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isUnavailable(err)) throw new ServiceUnavailableError('Postgres is unavailable', { cause: err });
+    throw err;
+  }
+}

@@ -1,0 +1,15 @@
+import type { Knex } from 'knex';
+import * as initial from './001-initial.ts';
+
+/** Every migration, in order. Add new ones at the end; never edit a landed one. */
+const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [['001-initial', initial]];
+
+/**
+ * Knex migration source over statically imported TypeScript modules, so
+ * migrations run the same under `npm start`, `npm run migrate` and vitest.
+ */
+export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {
+  getMigrations: async () => MIGRATIONS,
+  getMigrationName: (migration) => migration[0],
+  getMigration: async (migration) => migration[1],
+};

@@ -1,0 +1,85 @@
+import type { Knex } from 'knex';
+import type { DomainEvent, EventType } from '../../domain/event/domain-event.ts';
+import type { EventOutbox, OutboxBatch, OutboxReader } from '../../ports/event-outbox.port.ts';
+import { translateErrors } from './database.ts';
+
+interface EventRow {
+  id: string;
+  merchant_id: string;
+  livemode: boolean;
+  type: string;
+  order_id: string;
+  reference: string;
+  sequence: number;
+  data: DomainEvent['data'];
+  created_at: Date;
+  published_at: Date | null;
+}
+
+function rowToEvent(row: EventRow): DomainEvent {
+  return {
+    id: row.id,
+    type: row.type as EventType,
+    merchantId: row.merchant_id,
+    livemode: row.livemode,
+    orderId: row.order_id,
+    reference: row.reference,
+    sequence: row.sequence,
+    createdAt: row.created_at,
+    data: row.data,
+  };
+}
+
+/** The outbox's writing side, bound to the transaction of the change. */
+export class PostgresEventOutbox implements EventOutbox {
+  readonly #db: Knex | Knex.Transaction;
+
+  constructor(db: Knex | Knex.Transaction) {
+    this.#db = db;
+  }
+
+  async append(event: DomainEvent): Promise<void> {
+    await translateErrors(() =>
+      this.#db('events').insert({
+        id: event.id,
+        merchant_id: event.merchantId,
+        livemode: event.livemode,
+        type: event.type,
+        order_id: event.orderId,
+        reference: event.reference,
+        sequence: event.sequence,
+        data: JSON.stringify(event.data),
+        created_at: event.createdAt,
+      }),
+    );
+  }
+}
+
+/** The relay's side: FOR UPDATE SKIP LOCKED so concurrent relays split the work. */
+export class PostgresOutboxReader implements OutboxReader {
+  readonly #knex: Knex;
+
+  constructor(knex: Knex) {
+    this.#knex = knex;
+  }
+
+  withUnpublished<T>(limit: number, fn: (batch: OutboxBatch) => Promise<T>): Promise<T> {
+    return translateErrors(() =>
+      this.#knex.transaction(async (trx) => {
+        const rows: EventRow[] = await trx('events')
+          .whereNull('published_at')
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .limit(limit)
+          .forUpdate()
+          .skipLocked();
+        const ids = rows.map((row) => row.id);
+        return fn({
+          events: rows.map(rowToEvent),
+          markPublished: async () => {
+            if (ids.length > 0) await trx('events').whereIn('id', ids).update({ published_at: trx.fn.now() });
+          },
+        });
+      }),
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Caller } from '../../domain/merchant/caller.ts';
+import type { ApiKeyResolver } from '../../ports/api-key-resolver.port.ts';
+import type { MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../ports/merchant-repository.port.ts';
+import { translateErrors } from './database.ts';
+
+/** SHA-256 hex of an API key: what the database keeps instead of the key. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+// Arbitrary constant naming the "first sandbox" advisory lock.
+const FIRST_SANDBOX_LOCK = 0x636b6f31;
+
+/** Merchants and their credentials on Postgres. */
+export class PostgresMerchantRepository implements MerchantRepository, ApiKeyResolver {
+  readonly #knex: Knex;
+
+  constructor(knex: Knex) {
+    this.#knex = knex;
+  }
+
+  insertWithCredentials(
+    merchant: MerchantRecord,
+    keys: readonly NewApiKey[],
+    webhookSecrets: readonly NewWebhookSecret[],
+    options: { readonly onlyIfNoMerchants?: boolean } = {},
+  ): Promise<boolean> {
+    return translateErrors(() =>
+      this.#knex.transaction(async (trx) => {
+        if (options.onlyIfNoMerchants) {
+          await trx.raw('SELECT pg_advisory_xact_lock(?)', [FIRST_SANDBOX_LOCK]);
+          if (await trx('merchants').first('id')) return false;
+        }
+        await trx('merchants').insert({
+          id: merchant.id,
+          name: merchant.name,
+          checkout_host: merchant.checkoutHost,
+          settlement_currency: merchant.settlementCurrency,
+          created_at: merchant.createdAt,
+        });
+        await trx('api_keys').insert(
+          keys.map((key) => ({
+            id: key.id,
+            merchant_id: merchant.id,
+            kind: key.kind,
+            livemode: key.livemode,
+            key_hash: hashApiKey(key.secret),
+            key_hint: key.secret.slice(-4),
+            created_at: merchant.createdAt,
+          })),
+        );
+        await trx('webhook_secrets').insert(
+          webhookSecrets.map((s) => ({ merchant_id: merchant.id, livemode: s.livemode, secret: s.secret, created_at: merchant.createdAt })),
+        );
+        return true;
+      }),
+    );
+  }
+
+  async revokeKey(keyId: string): Promise<void> {
+    await translateErrors(() => this.#knex('api_keys').where({ id: keyId }).whereNull('revoked_at').update({ revoked_at: this.#knex.fn.now() }));
+  }
+
+  async resolve(apiKey: string): Promise<Caller | undefined> {
+    const row = await translateErrors(() =>
+      this.#knex('api_keys as k')
+        .join('merchants as m', 'm.id', 'k.merchant_id')
+        .select('k.merchant_id', 'k.livemode', 'k.kind', 'm.checkout_host')
+        .where('k.key_hash', hashApiKey(apiKey))
+        .whereNull('k.revoked_at')
+        .first(),
+    );
+    if (!row) return undefined;
+    return { merchantId: row.merchant_id, livemode: row.livemode, keyKind: row.kind, checkoutHost: row.checkout_host };
+  }
+}

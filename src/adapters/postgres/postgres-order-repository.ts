@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import type { Order } from '../../domain/order/order.entity.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import { invalid } from '../../domain/shared/domain-error.ts';
+import type { OrderListQuery, OrderPage, OrderRepository } from '../../ports/order-repository.port.ts';
+import { translateErrors } from './database.ts';
+import { orderToRow, rowToOrder, type OrderRow } from './order-row.ts';
+
+/** OrderRepository on Postgres; pass a transaction to take part in one. */
+export class PostgresOrderRepository implements OrderRepository {
+  readonly #db: Knex | Knex.Transaction;
+
+  constructor(db: Knex | Knex.Transaction) {
+    this.#db = db;
+  }
+
+  async insert(order: Order): Promise<void> {
+    const row = orderToRow(order);
+    await translateErrors(() => this.#db('orders').insert({ ...row, line_items: JSON.stringify(row.line_items) }));
+  }
+
+  async findById(scope: Scope, id: string): Promise<Order | undefined> {
+    const row = await translateErrors(() =>
+      this.#db<OrderRow>('orders').where({ id, merchant_id: scope.merchantId, livemode: scope.livemode }).first(),
+    );
+    return row ? rowToOrder(row) : undefined;
+  }
+
+  async list(scope: Scope, query: OrderListQuery): Promise<OrderPage> {
+    return translateErrors(async () => {
+      const q = this.#db<OrderRow>('orders')
+        .where({ merchant_id: scope.merchantId, livemode: scope.livemode })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(query.limit + 1);
+      if (query.reference !== undefined) q.andWhere('reference', query.reference);
+      if (query.startingAfter !== undefined) {
+        const cursor = await this.#db<OrderRow>('orders')
+          .select('created_at', 'id')
+          .where({ id: query.startingAfter, merchant_id: scope.merchantId, livemode: scope.livemode })
+          .first();
+        if (!cursor) {
+          throw invalid('list.cursor_invalid', 'starting_after', `starting_after "${query.startingAfter}" is not one of your orders in this mode.`);
+        }
+        q.andWhereRaw('(created_at, id) < (?, ?)', [cursor.created_at, cursor.id]);
+      }
+      const rows = await q;
+      return { orders: rows.slice(0, query.limit).map(rowToOrder), hasMore: rows.length > query.limit };
+    });
+  }
+}

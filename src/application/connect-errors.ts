@@ -1,0 +1,67 @@
+import { Code, ConnectError } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import { ErrorDetailSchema } from '../gen/checkout/v1/errors_pb.ts';
+import { DomainError, type DomainErrorCode } from '../domain/shared/domain-error.ts';
+import { ServiceUnavailableError } from '../ports/errors.ts';
+
+/** Error families, as in the REST error body's "type". */
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'idempotency_error' | 'api_error';
+
+interface Mapping {
+  readonly code: Code;
+  readonly type: ErrorType;
+  /** The public, snake_case error code. */
+  readonly publicCode: string;
+}
+
+const invalidRequest = (publicCode: string): Mapping => ({ code: Code.InvalidArgument, type: 'invalid_request_error', publicCode });
+const unauthenticated = (publicCode: string): Mapping => ({ code: Code.Unauthenticated, type: 'authentication_error', publicCode });
+
+/** Every domain error code, mapped once. A code missing here fails the typecheck. */
+const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
+  'request.parameter_missing': invalidRequest('parameter_missing'),
+  'request.parameter_unknown': invalidRequest('parameter_unknown'),
+  'request.parameter_invalid': invalidRequest('parameter_invalid'),
+  'money.amount_invalid': invalidRequest('amount_invalid'),
+  'money.amount_too_large': invalidRequest('amount_too_large'),
+  'money.currency_invalid': invalidRequest('currency_invalid'),
+  'order.reference_invalid': invalidRequest('reference_invalid'),
+  'order.line_items_invalid': invalidRequest('line_items_invalid'),
+  'order.line_items_sum_mismatch': invalidRequest('line_items_sum_mismatch'),
+  'order.return_url_invalid': invalidRequest('return_url_invalid'),
+  'order.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'list.cursor_invalid': invalidRequest('starting_after_invalid'),
+  'list.limit_invalid': invalidRequest('limit_invalid'),
+  'auth.key_missing': unauthenticated('api_key_missing'),
+  'auth.key_malformed': unauthenticated('api_key_malformed'),
+  'auth.key_invalid': unauthenticated('api_key_invalid'),
+  'auth.secret_key_required': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'secret_key_required' },
+  'idempotency.key_invalid': invalidRequest('idempotency_key_invalid'),
+  'idempotency.key_reused': { code: Code.FailedPrecondition, type: 'idempotency_error', publicCode: 'idempotency_key_reused' },
+};
+
+/** Builds a ConnectError carrying our ErrorDetail. */
+export function connectError(message: string, mapping: Mapping, param = ''): ConnectError {
+  return new ConnectError(message, mapping.code, undefined, [
+    { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { type: mapping.type, code: mapping.publicCode, param }) },
+  ]);
+}
+
+/**
+ * Maps anything a handler threw to the ConnectError a client sees: domain
+ * errors by their table entry, unreachable stores as Unavailable, and any
+ * other fault as Internal with a message that leaks nothing.
+ */
+export function toConnectError(err: unknown, onInternal: (err: unknown) => void): ConnectError {
+  if (err instanceof DomainError) return connectError(err.message, DOMAIN_ERRORS[err.code], err.param);
+  if (err instanceof ServiceUnavailableError) {
+    return connectError('The service is temporarily unavailable; retry the request (with the same Idempotency-Key).', {
+      code: Code.Unavailable,
+      type: 'api_error',
+      publicCode: 'service_unavailable',
+    });
+  }
+  if (err instanceof ConnectError) return err;
+  onInternal(err);
+  return connectError('An internal error occurred; it has been logged.', { code: Code.Internal, type: 'api_error', publicCode: 'internal_error' });
+}

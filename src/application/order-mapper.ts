@@ -1,0 +1,45 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  OrderSchema,
+  OrderStatus as ProtoOrderStatus,
+  type CreateOrderRequest,
+  type Order as ProtoOrder,
+} from '../gen/checkout/v1/order_pb.ts';
+import type { CreateOrderCommand } from '../domain/order/create-order.ts';
+import type { Order, OrderStatus } from '../domain/order/order.entity.ts';
+
+const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
+  pending: ProtoOrderStatus.PENDING,
+  paid: ProtoOrderStatus.PAID,
+  expired: ProtoOrderStatus.EXPIRED,
+};
+
+/** Maps a domain order to its proto message. */
+export function orderToProto(order: Order): ProtoOrder {
+  return create(OrderSchema, {
+    id: order.id,
+    reference: order.reference,
+    amount: order.amount,
+    currency: order.currency,
+    status: STATUS_TO_PROTO[order.status],
+    checkoutUrl: order.checkoutUrl,
+    lineItems: order.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
+    returnUrl: order.returnUrl ?? undefined,
+    created: timestampFromDate(order.createdAt),
+    livemode: order.livemode,
+    method: order.method ?? undefined,
+    settlement: order.settlement ? { currency: order.settlement.currency, amount: order.settlement.amount } : undefined,
+  });
+}
+
+/** Maps a proto create request to the domain command. */
+export function createOrderCommandFromProto(req: CreateOrderRequest): CreateOrderCommand {
+  return {
+    amount: req.amount,
+    currency: req.currency,
+    reference: req.reference,
+    lineItems: req.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
+    returnUrl: req.returnUrl,
+  };
+}

@@ -1,0 +1,67 @@
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type {
+  OrderService} from '../gen/checkout/v1/order_pb.ts';
+import {
+  CreateOrderResponseSchema,
+  GetOrderResponseSchema,
+  ListOrdersResponseSchema
+} from '../gen/checkout/v1/order_pb.ts';
+import type { Authenticate } from './authenticate.ts';
+import type { CreateOrderUseCase } from './create-order.ts';
+import type { GetOrderUseCase } from './get-order.ts';
+import type { ListOrdersUseCase } from './list-orders.ts';
+import { toConnectError } from './connect-errors.ts';
+import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
+
+/** Header that carries the idempotency key, on Connect, gRPC and REST alike. */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/** Response header set when a create is answered from an earlier request with the same key. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/** The use cases the order service is built on. */
+export interface OrderServiceDeps {
+  readonly authenticate: Authenticate;
+  readonly createOrder: CreateOrderUseCase;
+  readonly getOrder: GetOrderUseCase;
+  readonly listOrders: ListOrdersUseCase;
+  readonly onInternalError: (err: unknown) => void;
+}
+
+/** Implements checkout.v1.OrderService over the use cases. */
+export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof OrderService> {
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toConnectError(err, deps.onInternalError);
+    }
+  };
+  const secretCaller = (ctx: HandlerContext) => deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
+
+  return {
+    createOrder: (req, ctx) =>
+      guard(async () => {
+        const caller = await secretCaller(ctx);
+        const key = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
+        const result = await deps.createOrder(caller, createOrderCommandFromProto(req), key);
+        if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        return create(CreateOrderResponseSchema, { order: orderToProto(result.order) });
+      }),
+    getOrder: (req, ctx) =>
+      guard(async () => {
+        const caller = await secretCaller(ctx);
+        return create(GetOrderResponseSchema, { order: orderToProto(await deps.getOrder(caller, req.id)) });
+      }),
+    listOrders: (req, ctx) =>
+      guard(async () => {
+        const caller = await secretCaller(ctx);
+        const page = await deps.listOrders(caller, {
+          limit: req.limit === 0 ? undefined : req.limit,
+          startingAfter: req.startingAfter,
+          reference: req.reference,
+        });
+        return create(ListOrdersResponseSchema, { orders: page.orders.map(orderToProto), hasMore: page.hasMore });
+      }),
+  };
+}

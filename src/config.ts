@@ -1,0 +1,76 @@
+/** Settings of the service, read from the environment with local defaults. */
+export interface Config {
+  /** Postgres connection string. */
+  readonly databaseUrl: string;
+  /** NATS server URL. */
+  readonly natsUrl: string;
+  /** HTTP port of the gateway (REST, checkout pages, Connect, gRPC-Web, and gRPC over h2c). */
+  readonly port: number;
+  /** Interface the gateway binds to. */
+  readonly host: string;
+  /** The API base address handed to merchants. */
+  readonly publicUrl: string;
+  /** The default checkout host on which checkout URLs are built. */
+  readonly checkoutUrl: string;
+  /** JetStream stream that carries events. */
+  readonly natsStream: string;
+  /** Subject prefix of events on NATS. */
+  readonly natsSubjectPrefix: string;
+  /** Log level of the gateway (pino): fatal, error, warn, info, debug, trace or silent. */
+  readonly logLevel: string;
+}
+
+/** A configuration value that cannot be used; the message says which and why. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/**
+ * Reads and validates the configuration.
+ * @throws ConfigError naming the variable at fault.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  return {
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/checkout', ['postgres:', 'postgresql:']),
+    natsUrl: env.NATS_URL?.trim() || 'nats://127.0.0.1:4222',
+    port,
+    host: env.HOST?.trim() || '0.0.0.0',
+    publicUrl,
+    checkoutUrl: url(env, 'CHECKOUT_URL', publicUrl),
+    natsStream: name(env, 'NATS_STREAM', 'CHECKOUT_EVENTS', /^[A-Za-z0-9_-]{1,64}$/),
+    natsSubjectPrefix: name(env, 'NATS_SUBJECT_PREFIX', 'checkout.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
+    logLevel: name(env, 'LOG_LEVEL', 'info', /^[a-z]+$/, LOG_LEVELS),
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number, max: number): number {
+  const raw = env[key]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${key} must be an integer from ${min} to ${max}, got "${raw}".`);
+  return value;
+}
+
+function url(env: NodeJS.ProcessEnv, key: string, fallback: string, protocols = ['http:', 'https:']): string {
+  const raw = env[key]?.trim() || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${key} must be an absolute URL, got "${raw}".`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${key} must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
+  return raw.replace(/\/+$/, '');
+}
+
+function name(env: NodeJS.ProcessEnv, key: string, fallback: string, pattern: RegExp, allowed?: ReadonlySet<string>): string {
+  const raw = env[key]?.trim() || fallback;
+  if (!pattern.test(raw) || (allowed && !allowed.has(raw))) {
+    throw new ConfigError(`${key} has an invalid value "${raw}"${allowed ? ` (one of ${[...allowed].join(', ')})` : ''}.`);
+  }
+  return raw;
+}

@@ -1,0 +1,108 @@
+import { DomainError, invalid } from '../shared/domain-error.ts';
+import { parseText } from '../shared/text.ts';
+import { parseCurrency, parseNonNegativeAmount, parsePositiveAmount } from '../money/money.ts';
+import type { DomainEvent } from '../event/domain-event.ts';
+import { orderEventData } from '../event/domain-event.ts';
+import { checkoutUrlFor, type LineItem, type Order } from './order.entity.ts';
+
+/** Most line items one order may carry. */
+export const MAX_LINE_ITEMS = 100;
+/** Longest return_url accepted, in characters. */
+export const MAX_URL_LENGTH = 2048;
+
+/** What a merchant asks for when creating an order, before validation. */
+export interface CreateOrderCommand {
+  readonly amount: bigint;
+  readonly currency: string;
+  readonly reference: string;
+  readonly lineItems: readonly LineItem[];
+  readonly returnUrl: string | undefined;
+}
+
+/** Facts decided outside the domain: identity, time, who asks and where the page lives. */
+export interface CreateOrderContext {
+  readonly orderId: string;
+  readonly eventId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly checkoutHost: string;
+  readonly now: Date;
+}
+
+/**
+ * Validates a create command into a canonical command. Separated from
+ * {@link createOrder} so the idempotency fingerprint is taken of valid input.
+ * @throws DomainError when any rule of the order is broken; nothing is created.
+ */
+export function validateCreateOrder(command: CreateOrderCommand): CreateOrderCommand {
+  if (command.currency === '') throw invalid('request.parameter_missing', 'currency', 'currency is required, e.g. "EUR".');
+  const currency = parseCurrency(command.currency);
+  const amount = parsePositiveAmount(command.amount, currency);
+  const reference = parseText(command.reference, 'reference', 'order.reference_invalid');
+  if (command.lineItems.length > MAX_LINE_ITEMS) {
+    throw invalid('order.line_items_invalid', 'line_items', `line_items may hold at most ${MAX_LINE_ITEMS} items.`);
+  }
+  const lineItems = command.lineItems.map((item, i) => ({
+    name: parseText(item.name, `line_items[${i}][name]`, 'order.line_items_invalid'),
+    amount: parseNonNegativeAmount(item.amount, currency, `line_items[${i}][amount]`),
+  }));
+  if (lineItems.length > 0) {
+    const sum = lineItems.reduce((total, item) => total + item.amount, 0n);
+    if (sum !== amount) {
+      throw new DomainError(
+        'order.line_items_sum_mismatch',
+        `line_items add up to ${sum} but amount is ${amount}; the line item amounts must sum to the order amount.`,
+        'line_items',
+      );
+    }
+  }
+  const returnUrl = command.returnUrl === undefined ? undefined : parseReturnUrl(command.returnUrl);
+  return { amount, currency: currency.code, reference, lineItems, returnUrl };
+}
+
+function parseReturnUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = value.length <= MAX_URL_LENGTH ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
+    throw invalid('order.return_url_invalid', 'return_url', `return_url must be an absolute http or https URL of at most ${MAX_URL_LENGTH} characters.`);
+  }
+  return value;
+}
+
+/**
+ * Creates a pending order and its order.created event from a validated command.
+ */
+export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext): { order: Order; event: DomainEvent } {
+  const order: Order = {
+    id: ctx.orderId,
+    merchantId: ctx.merchantId,
+    livemode: ctx.livemode,
+    reference: command.reference,
+    amount: command.amount,
+    currency: command.currency,
+    status: 'pending',
+    lineItems: command.lineItems,
+    returnUrl: command.returnUrl ?? null,
+    checkoutUrl: checkoutUrlFor(ctx.checkoutHost, ctx.orderId),
+    method: null,
+    settlement: null,
+    createdAt: ctx.now,
+    version: 1,
+  };
+  const event: DomainEvent = {
+    id: ctx.eventId,
+    type: 'order.created',
+    merchantId: order.merchantId,
+    livemode: order.livemode,
+    orderId: order.id,
+    reference: order.reference,
+    sequence: order.version,
+    createdAt: ctx.now,
+    data: orderEventData(order),
+  };
+  return { order, event };
+}

@@ -1,0 +1,44 @@
+import type { Money } from '../money/money.ts';
+
+/** Lifecycle states of an order. Later issues add failed, refunded and friends. */
+export type OrderStatus = 'pending' | 'paid' | 'expired';
+
+/** One line of an order, as shown on the checkout and receipt. */
+export interface LineItem {
+  readonly name: string;
+  /** Minor units of the order's currency. */
+  readonly amount: bigint;
+}
+
+/** A merchant's request for payment. */
+export interface Order {
+  /** "ord_" + opaque suffix; the suffix also names the checkout page. */
+  readonly id: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly reference: string;
+  readonly amount: bigint;
+  readonly currency: string;
+  readonly status: OrderStatus;
+  readonly lineItems: readonly LineItem[];
+  readonly returnUrl: string | null;
+  readonly checkoutUrl: string;
+  readonly method: string | null;
+  readonly settlement: Money | null;
+  readonly createdAt: Date;
+  /** Incremented on every state change; the sequence number of the order's latest event. */
+  readonly version: number;
+}
+
+/** Prefix of every order id. */
+export const ORDER_ID_PREFIX = 'ord_';
+
+/** The opaque part of an order id, which names its checkout page (/c/<suffix>). */
+export function orderSuffix(orderId: string): string {
+  return orderId.slice(ORDER_ID_PREFIX.length);
+}
+
+/** Builds the checkout URL of an order on a merchant's checkout host. */
+export function checkoutUrlFor(checkoutHost: string, orderId: string): string {
+  return `${checkoutHost.replace(/\/+$/, '')}/c/${orderSuffix(orderId)}`;
+}

@@ -1,0 +1,47 @@
+/**
+ * Every failure the core can explain to a caller, by stable dotted code.
+ * The union is closed: the Connect mapping (src/application/connect-errors.ts)
+ * must name each code, so a new one cannot go unmapped.
+ */
+export type DomainErrorCode =
+  | 'request.parameter_missing'
+  | 'request.parameter_unknown'
+  | 'request.parameter_invalid'
+  | 'money.amount_invalid'
+  | 'money.amount_too_large'
+  | 'money.currency_invalid'
+  | 'order.reference_invalid'
+  | 'order.line_items_invalid'
+  | 'order.line_items_sum_mismatch'
+  | 'order.return_url_invalid'
+  | 'order.not_found'
+  | 'list.cursor_invalid'
+  | 'list.limit_invalid'
+  | 'auth.key_missing'
+  | 'auth.key_malformed'
+  | 'auth.key_invalid'
+  | 'auth.secret_key_required'
+  | 'idempotency.key_invalid'
+  | 'idempotency.key_reused';
+
+/**
+ * An expected failure of a use case: bad input, a missing resource, a refused
+ * credential. Technical faults (database down) are not DomainErrors.
+ */
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  readonly code: DomainErrorCode;
+  /** The request parameter at fault, in the API's snake_case spelling. */
+  readonly param: string | undefined;
+
+  constructor(code: DomainErrorCode, message: string, param?: string) {
+    super(message);
+    this.code = code;
+    this.param = param;
+  }
+}
+
+/** Shorthand for a validation failure on one parameter. */
+export function invalid(code: DomainErrorCode, param: string, message: string): DomainError {
+  return new DomainError(code, message, param);
+}

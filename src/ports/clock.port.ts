@@ -1,0 +1,4 @@
+/** Tells the time; replaced in unit tests. */
+export interface Clock {
+  now(): Date;
+}

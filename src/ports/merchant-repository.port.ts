@@ -1,0 +1,41 @@
+import type { KeyKind } from '../domain/merchant/api-key.ts';
+
+/** A merchant account as stored. */
+export interface MerchantRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly checkoutHost: string;
+  readonly settlementCurrency: string;
+  readonly createdAt: Date;
+}
+
+/** An API key to store; the store keeps only a hash of secret. */
+export interface NewApiKey {
+  readonly id: string;
+  readonly kind: KeyKind;
+  readonly livemode: boolean;
+  readonly secret: string;
+}
+
+/** A webhook signing secret for one mode. */
+export interface NewWebhookSecret {
+  readonly livemode: boolean;
+  readonly secret: string;
+}
+
+/** Stores merchants and their credentials. */
+export interface MerchantRepository {
+  /**
+   * Stores a merchant with its keys and webhook secrets, in one transaction.
+   * With onlyIfNoMerchants, stores nothing (and answers false) when any
+   * merchant exists; concurrent callers are serialised so exactly one wins.
+   */
+  insertWithCredentials(
+    merchant: MerchantRecord,
+    keys: readonly NewApiKey[],
+    webhookSecrets: readonly NewWebhookSecret[],
+    options?: { readonly onlyIfNoMerchants?: boolean },
+  ): Promise<boolean>;
+  /** Marks an API key revoked; it answers 401 from then on. */
+  revokeKey(keyId: string): Promise<void>;
+}

@@ -1,0 +1,29 @@
+import type { Order } from '../domain/order/order.entity.ts';
+import type { Scope } from '../domain/merchant/caller.ts';
+
+/** A page of orders, newest first. */
+export interface OrderPage {
+  readonly orders: readonly Order[];
+  readonly hasMore: boolean;
+}
+
+/** Query for {@link OrderRepository.list}. */
+export interface OrderListQuery {
+  readonly limit: number;
+  /** Order id after which the page starts; must belong to the scope. */
+  readonly startingAfter: string | undefined;
+  readonly reference: string | undefined;
+}
+
+/** Stores orders. Every read is confined to one merchant and mode. */
+export interface OrderRepository {
+  /** Stores a new order. */
+  insert(order: Order): Promise<void>;
+  /** The order with this id in the scope, or undefined (also for other merchants' and modes' ids). */
+  findById(scope: Scope, id: string): Promise<Order | undefined>;
+  /**
+   * Lists orders newest first.
+   * @throws DomainError list.cursor_invalid when startingAfter is not an order of the scope.
+   */
+  list(scope: Scope, query: OrderListQuery): Promise<OrderPage>;
+}

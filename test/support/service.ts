@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { createCore, type Core } from '../../src/core.ts';
+import type { SandboxCredentials } from '../../src/application/create-sandbox.ts';
+import { buildGateway } from '../../gateway/app.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+/** A gateway on its own database, driven with app.inject(). */
+export interface TestService {
+  readonly db: TestDatabase;
+  readonly core: Core;
+  readonly app: FastifyInstance;
+  /** Errors the core reported as internal (a test can assert there were none). */
+  readonly internalErrors: unknown[];
+  /** Creates a sandbox merchant with the given name. */
+  sandbox(name?: string): Promise<SandboxCredentials>;
+  close(): Promise<void>;
+}
+
+export const TEST_API_URL = 'http://api.test';
+export const TEST_CHECKOUT_URL = 'http://pay.test';
+
+/** Starts core and gateway over a fresh database (no NATS, no listening socket). */
+export async function startTestService(): Promise<TestService> {
+  const db = await createTestDatabase();
+  const internalErrors: unknown[] = [];
+  const core = createCore({
+    knex: db.knex,
+    apiBaseUrl: TEST_API_URL,
+    checkoutHost: TEST_CHECKOUT_URL,
+    onInternalError: (err) => internalErrors.push(err),
+  });
+  const app = await buildGateway({ routes: core.routes, publicUrl: TEST_API_URL });
+  await app.ready();
+  return {
+    db,
+    core,
+    app,
+    internalErrors,
+    sandbox: async (name = 'Test shop') => (await core.createSandbox({ name, settlementCurrency: 'EUR' }))!,
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+/** A valid order body; override any field. */
+export function orderBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: 2500,
+    currency: 'EUR',
+    reference: 'INV-1001',
+    line_items: [
+      { name: 'Green tea', amount: 1500 },
+      { name: 'Teapot', amount: 1000 },
+    ],
+    return_url: 'https://shop.example/thanks',
+    ...overrides,
+  };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.spec.ts', 'gateway/**/*.spec.ts', 'sdk/**/*.spec.ts', 'test/**/*.test.ts'],
+    // Each integration file makes its own database and stream names, so files may run side by side.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
