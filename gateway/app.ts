@@ -16,6 +16,13 @@ export interface GatewayOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every /v1 REST route as "method /path/{param}", recorded as routes are added (the OpenAPI test compares it). */
+    restRoutes: string[];
+  }
+}
+
 /** Fastify error codes of body parsing, mapped to our error body. */
 const PARSE_ERRORS: Readonly<Record<string, { status: number; code: string; message: string }>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Send request bodies as JSON with "Content-Type: application/json".' },
@@ -42,6 +49,9 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     routerOptions: { ignoreTrailingSlash: true },
   });
 
+  // The REST API speaks JSON only; the Connect mount registers its own parsers in its own scope.
+  app.removeContentTypeParser('text/plain');
+
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id);
   });
@@ -59,6 +69,14 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const err = new RestError(404, 'invalid_request_error', 'route_not_found', `Unrecognized request URL (${req.method} ${req.url.split('?')[0]}). See /v1/openapi.json.`);
     const mapped = toRestError(err, req.id);
     return reply.code(mapped.status).send(mapped.body);
+  });
+
+  app.decorate('restRoutes', [] as string[]);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/')) return;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') app.restRoutes.push(`${method.toLowerCase()} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+    }
   });
 
   const transport = createRouterTransport(options.routes);
