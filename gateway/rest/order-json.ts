@@ -33,6 +33,7 @@ const STATUS_JSON: { readonly [S in KnownStatus]: string } = {
   [OrderStatus.PENDING]: 'pending',
   [OrderStatus.PAID]: 'paid',
   [OrderStatus.EXPIRED]: 'expired',
+  [OrderStatus.FAILED]: 'failed',
 };
 
 /**

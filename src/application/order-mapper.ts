@@ -13,6 +13,7 @@ const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   pending: ProtoOrderStatus.PENDING,
   paid: ProtoOrderStatus.PAID,
   expired: ProtoOrderStatus.EXPIRED,
+  failed: ProtoOrderStatus.FAILED,
 };
 
 /** Maps a domain order to its proto message. */

@@ -20,7 +20,7 @@ export interface OrderRow {
   updated_at: Date | string;
 }
 
-const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'paid', 'expired']);
+const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired']);
 
 /** Maps a domain order to its row. Line-item amounts are kept as strings so jsonb never holds a float. */
 export function orderToRow(order: Order, updatedAt: Date = order.createdAt): OrderRow {

@@ -1,7 +1,7 @@
 import type { Money } from '../money/money.ts';
 
-/** Lifecycle states of an order. Later issues add failed, refunded and friends. */
-export type OrderStatus = 'pending' | 'paid' | 'expired';
+/** Lifecycle states of an order. failed is not final: the customer may pay until the order expires. */
+export type OrderStatus = 'pending' | 'failed' | 'paid' | 'expired';
 
 /** One line of an order, as shown on the checkout and receipt. */
 export interface LineItem {

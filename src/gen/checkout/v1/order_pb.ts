@@ -12,7 +12,85 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/order.proto.
  */
 export const file_checkout_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChdjaGVja291dC92MS9vcmRlci5wcm90bxILY2hlY2tvdXQudjEiKAoITGluZUl0ZW0SDAoEbmFtZRgBIAEoCRIOCgZhbW91bnQYAiABKAMiKQoFTW9uZXkSEAoIY3VycmVuY3kYASABKAkSDgoGYW1vdW50GAIgASgDIvYCCgVPcmRlchIKCgJpZBgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkSDgoGYW1vdW50GAMgASgDEhAKCGN1cnJlbmN5GAQgASgJEigKBnN0YXR1cxgFIAEoDjIYLmNoZWNrb3V0LnYxLk9yZGVyU3RhdHVzEhQKDGNoZWNrb3V0X3VybBgGIAEoCRIpCgpsaW5lX2l0ZW1zGAcgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgIIAEoCUgAiAEBEisKB2NyZWF0ZWQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGxpdmVtb2RlGAogASgIEhMKBm1ldGhvZBgLIAEoCUgBiAEBEisKCnNldHRsZW1lbnQYDCABKAsyEi5jaGVja291dC52MS5Nb25leUgCiAEBQg0KC19yZXR1cm5fdXJsQgkKB19tZXRob2RCDQoLX3NldHRsZW1lbnQinAEKEkNyZWF0ZU9yZGVyUmVxdWVzdBIOCgZhbW91bnQYASABKAMSEAoIY3VycmVuY3kYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEikKCmxpbmVfaXRlbXMYBCADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIXCgpyZXR1cm5fdXJsGAUgASgJSACIAQFCDQoLX3JldHVybl91cmwiOAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyIh0KD0dldE9yZGVyUmVxdWVzdBIKCgJpZBgBIAEoCSI1ChBHZXRPcmRlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIieAoRTGlzdE9yZGVyc1JlcXVlc3QSDQoFbGltaXQYASABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYAiABKAlIAIgBARIWCglyZWZlcmVuY2UYAyABKAlIAYgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXJCDAoKX3JlZmVyZW5jZSJKChJMaXN0T3JkZXJzUmVzcG9uc2USIgoGb3JkZXJzGAEgAygLMhIuY2hlY2tvdXQudjEuT3JkZXISEAoIaGFzX21vcmUYAiABKAgqdgoLT3JkZXJTdGF0dXMSHAoYT1JERVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUT1JERVJfU1RBVFVTX1BFTkRJTkcQARIVChFPUkRFUl9TVEFUVVNfUEFJRBACEhgKFE9SREVSX1NUQVRVU19FWFBJUkVEEAMyggIKDE9yZGVyU2VydmljZRJQCgtDcmVhdGVPcmRlchIfLmNoZWNrb3V0LnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBogLmNoZWNrb3V0LnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USTAoIR2V0T3JkZXISHC5jaGVja291dC52MS5HZXRPcmRlclJlcXVlc3QaHS5jaGVja291dC52MS5HZXRPcmRlclJlc3BvbnNlIgOQAgESUgoKTGlzdE9yZGVycxIeLmNoZWNrb3V0LnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuTGlzdE9yZGVyc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChdjaGVja291dC92MS9vcmRlci5wcm90bxILY2hlY2tvdXQudjEi3QEKDlBheW1lbnRBdHRlbXB0EgoKAmlkGAEgASgJEg4KBm1ldGhvZBgCIAEoCRINCgVyb3V0ZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFAoMZGVjbGluZV9jb2RlGAUgASgJEhYKDmF1dGhlbnRpY2F0aW9uGAYgASgJEhIKCmNhcmRfYnJhbmQYByABKAkSEgoKY2FyZF9sYXN0NBgIIAEoCRINCgVyZXRyeRgJIAEoCBIrCgdjcmVhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIoCghMaW5lSXRlbRIMCgRuYW1lGAEgASgJEg4KBmFtb3VudBgCIAEoAyIpCgVNb25leRIQCghjdXJyZW5jeRgBIAEoCRIOCgZhbW91bnQYAiABKAMi1QMKBU9yZGVyEgoKAmlkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRIOCgZhbW91bnQYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSKAoGc3RhdHVzGAUgASgOMhguY2hlY2tvdXQudjEuT3JkZXJTdGF0dXMSFAoMY2hlY2tvdXRfdXJsGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIXCgpyZXR1cm5fdXJsGAggASgJSACIAQESKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYCiABKAgSEwoGbWV0aG9kGAsgASgJSAGIAQESKwoKc2V0dGxlbWVudBgMIAEoCzISLmNoZWNrb3V0LnYxLk1vbmV5SAKIAQESLgoKZXhwaXJlc19hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYDiADKAsyGy5jaGVja291dC52MS5QYXltZW50QXR0ZW1wdEINCgtfcmV0dXJuX3VybEIJCgdfbWV0aG9kQg0KC19zZXR0bGVtZW50IuABChJDcmVhdGVPcmRlclJlcXVlc3QSDgoGYW1vdW50GAEgASgDEhAKCGN1cnJlbmN5GAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIpCgpsaW5lX2l0ZW1zGAQgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgFIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCDQoLX3JldHVybl91cmxCDQoLX2V4cGlyZXNfYXQiOAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyIh0KD0dldE9yZGVyUmVxdWVzdBIKCgJpZBgBIAEoCSI1ChBHZXRPcmRlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIieAoRTGlzdE9yZGVyc1JlcXVlc3QSDQoFbGltaXQYASABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYAiABKAlIAIgBARIWCglyZWZlcmVuY2UYAyABKAlIAYgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXJCDAoKX3JlZmVyZW5jZSJKChJMaXN0T3JkZXJzUmVzcG9uc2USIgoGb3JkZXJzGAEgAygLMhIuY2hlY2tvdXQudjEuT3JkZXISEAoIaGFzX21vcmUYAiABKAgqjwEKC09yZGVyU3RhdHVzEhwKGE9SREVSX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE9SREVSX1NUQVRVU19QRU5ESU5HEAESFQoRT1JERVJfU1RBVFVTX1BBSUQQAhIYChRPUkRFUl9TVEFUVVNfRVhQSVJFRBADEhcKE09SREVSX1NUQVRVU19GQUlMRUQQBDKCAgoMT3JkZXJTZXJ2aWNlElAKC0NyZWF0ZU9yZGVyEh8uY2hlY2tvdXQudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0GiAuY2hlY2tvdXQudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRJMCghHZXRPcmRlchIcLmNoZWNrb3V0LnYxLkdldE9yZGVyUmVxdWVzdBodLmNoZWNrb3V0LnYxLkdldE9yZGVyUmVzcG9uc2UiA5ACARJSCgpMaXN0T3JkZXJzEh4uY2hlY2tvdXQudjEuTGlzdE9yZGVyc1JlcXVlc3QaHy5jaGVja291dC52MS5MaXN0T3JkZXJzUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+
+/**
+ * PaymentAttempt is one try at paying an order, on one route.
+ *
+ * @generated from message checkout.v1.PaymentAttempt
+ */
+export type PaymentAttempt = Message<"checkout.v1.PaymentAttempt"> & {
+  /**
+   * "att_" followed by an opaque suffix.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * card, wallet or bank_transfer.
+   *
+   * @generated from field: string method = 2;
+   */
+  method: string;
+
+  /**
+   * The acquirer route that handled it, e.g. "simulated_alpha".
+   *
+   * @generated from field: string route = 3;
+   */
+  route: string;
+
+  /**
+   * processing, requires_authentication, succeeded or failed.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Why it failed, e.g. insufficient_funds, expired_card, authentication_failed.
+   *
+   * @generated from field: string decline_code = 5;
+   */
+  declineCode: string;
+
+  /**
+   * not_required, required, passed, failed or abandoned.
+   *
+   * @generated from field: string authentication = 6;
+   */
+  authentication: string;
+
+  /**
+   * @generated from field: string card_brand = 7;
+   */
+  cardBrand: string;
+
+  /**
+   * @generated from field: string card_last4 = 8;
+   */
+  cardLast4: string;
+
+  /**
+   * True when this attempt retried a soft decline on the alternative route.
+   *
+   * @generated from field: bool retry = 9;
+   */
+  retry: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 10;
+   */
+  created?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.PaymentAttempt.
+ * Use `create(PaymentAttemptSchema)` to create a new message.
+ */
+export const PaymentAttemptSchema: GenMessage<PaymentAttempt> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_order, 0);
 
 /**
  * LineItem is one line of the order as shown on the checkout and the receipt.
@@ -38,7 +116,7 @@ export type LineItem = Message<"checkout.v1.LineItem"> & {
  * Use `create(LineItemSchema)` to create a new message.
  */
 export const LineItemSchema: GenMessage<LineItem> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 0);
+  messageDesc(file_checkout_v1_order, 1);
 
 /**
  * Money is an amount in minor units of a currency.
@@ -66,7 +144,7 @@ export type Money = Message<"checkout.v1.Money"> & {
  * Use `create(MoneySchema)` to create a new message.
  */
 export const MoneySchema: GenMessage<Money> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 1);
+  messageDesc(file_checkout_v1_order, 2);
 
 /**
  * Order is a request for payment created by a merchant.
@@ -151,6 +229,20 @@ export type Order = Message<"checkout.v1.Order"> & {
    * @generated from field: optional checkout.v1.Money settlement = 12;
    */
   settlement?: Money | undefined;
+
+  /**
+   * When the checkout stops accepting payment.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 13;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * Every payment attempt, oldest first.
+   *
+   * @generated from field: repeated checkout.v1.PaymentAttempt attempts = 14;
+   */
+  attempts: PaymentAttempt[];
 };
 
 /**
@@ -158,7 +250,7 @@ export type Order = Message<"checkout.v1.Order"> & {
  * Use `create(OrderSchema)` to create a new message.
  */
 export const OrderSchema: GenMessage<Order> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 2);
+  messageDesc(file_checkout_v1_order, 3);
 
 /**
  * @generated from message checkout.v1.CreateOrderRequest
@@ -198,6 +290,13 @@ export type CreateOrderRequest = Message<"checkout.v1.CreateOrderRequest"> & {
    * @generated from field: optional string return_url = 5;
    */
   returnUrl?: string | undefined;
+
+  /**
+   * Optional; from 5 minutes to 30 days ahead. 24 hours when unset.
+   *
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 6;
+   */
+  expiresAt?: Timestamp | undefined;
 };
 
 /**
@@ -205,7 +304,7 @@ export type CreateOrderRequest = Message<"checkout.v1.CreateOrderRequest"> & {
  * Use `create(CreateOrderRequestSchema)` to create a new message.
  */
 export const CreateOrderRequestSchema: GenMessage<CreateOrderRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 3);
+  messageDesc(file_checkout_v1_order, 4);
 
 /**
  * @generated from message checkout.v1.CreateOrderResponse
@@ -222,7 +321,7 @@ export type CreateOrderResponse = Message<"checkout.v1.CreateOrderResponse"> & {
  * Use `create(CreateOrderResponseSchema)` to create a new message.
  */
 export const CreateOrderResponseSchema: GenMessage<CreateOrderResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 4);
+  messageDesc(file_checkout_v1_order, 5);
 
 /**
  * @generated from message checkout.v1.GetOrderRequest
@@ -239,7 +338,7 @@ export type GetOrderRequest = Message<"checkout.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 5);
+  messageDesc(file_checkout_v1_order, 6);
 
 /**
  * @generated from message checkout.v1.GetOrderResponse
@@ -256,7 +355,7 @@ export type GetOrderResponse = Message<"checkout.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 6);
+  messageDesc(file_checkout_v1_order, 7);
 
 /**
  * @generated from message checkout.v1.ListOrdersRequest
@@ -289,7 +388,7 @@ export type ListOrdersRequest = Message<"checkout.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 7);
+  messageDesc(file_checkout_v1_order, 8);
 
 /**
  * @generated from message checkout.v1.ListOrdersResponse
@@ -313,7 +412,7 @@ export type ListOrdersResponse = Message<"checkout.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 8);
+  messageDesc(file_checkout_v1_order, 9);
 
 /**
  * OrderStatus is the lifecycle state of an order.
@@ -346,6 +445,13 @@ export const OrderStatus = {
    * @generated from enum value: ORDER_STATUS_EXPIRED = 3;
    */
   EXPIRED: 3,
+
+  /**
+   * The last payment attempt failed; the customer may still pay until expires_at.
+   *
+   * @generated from enum value: ORDER_STATUS_FAILED = 4;
+   */
+  FAILED: 4,
 } as const;
 
 /**
