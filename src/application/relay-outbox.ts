@@ -43,8 +43,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       return batch.events.length;
     });
 
+  // Resolves at once once stopped: stop() may be called while a batch is in
+  // flight, after which the loop must not sit out an idle pause or a backoff.
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (!running) return resolve();
       const timer = setTimeout(resolve, ms);
       wake = () => {
         clearTimeout(timer);
