@@ -1,0 +1,369 @@
+// The operator's command line (bin/checkout.ts), run as a real process with the Node that runs
+// vitest (24, which strips the TypeScript types): sandbox create, serve on an empty database,
+// and the messages an operator sees when Postgres is down or a setting is wrong.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectNats } from '../src/adapters/nats/jetstream.ts';
+import { createDatabase } from '../src/adapters/postgres/database.ts';
+import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import { TEST_POSTGRES_URL } from './support/database.ts';
+import { MACHINE_NATS_URL } from './support/nats-server.ts';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const CLI = fileURLToPath(new URL('../bin/checkout.ts', import.meta.url));
+const UNREACHABLE_POSTGRES = 'postgres://postgres@127.0.0.1:1/x';
+
+const id = randomBytes(5).toString('hex');
+/** Databases this file makes the CLI create; none exists before the CLI runs. */
+const sandboxDbName = `checkout_test_cli_${id}_sandbox`;
+const serveDbName = `checkout_test_cli_${id}_serve`;
+const natsStream = `TEST_CLI_${id}`;
+
+const children = new Set<ChildProcess>();
+
+/** The environment of a CLI run: fresh database, unique stream and subjects, no inherited service settings. */
+function cliEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['DATABASE_URL', 'NATS_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'CHECKOUT_URL', 'NATS_STREAM', 'NATS_SUBJECT_PREFIX', 'LOG_LEVEL']) delete env[key];
+  return {
+    ...env,
+    DATABASE_URL: `${TEST_POSTGRES_URL}/${sandboxDbName}`,
+    NATS_URL: MACHINE_NATS_URL,
+    NATS_STREAM: natsStream,
+    NATS_SUBJECT_PREFIX: `test.cli.${id}.events`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...overrides,
+  };
+}
+
+interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Spawns a command, collecting its output. */
+function spawnTracked(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<Exit>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Rejects after ms, SIGKILLing the child first. */
+async function bounded<T>(child: ChildProcess, promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`${what} did not finish within ${ms} ms`));
+        }, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the CLI to completion (at most timeoutMs). */
+async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Exit> {
+  const run = spawnTracked(process.execPath, [CLI, ...args], env);
+  return bounded(run.child, run.exited, timeoutMs, `checkout ${args.join(' ')}`);
+}
+
+/** A running `checkout serve`. */
+interface Serving {
+  readonly child: ChildProcess;
+  readonly port: number;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then the exit (SIGKILL and a failure after timeoutMs). */
+  stop(timeoutMs?: number): Promise<Exit>;
+}
+
+/** Starts `checkout serve` and waits (bounded) for its "listening on host:port" log line. */
+async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Serving> {
+  const run = spawnTracked(process.execPath, [CLI, 'serve'], env);
+  const port = await bounded(
+    run.child,
+    new Promise<number>((resolve, reject) => {
+      const check = () => {
+        const match = /listening on [^\s"]+:(\d+)/.exec(run.stdout());
+        if (match) {
+          clearInterval(poll);
+          resolve(Number(match[1]));
+        }
+      };
+      const poll = setInterval(check, 20);
+      void run.exited.then((exit) => {
+        clearInterval(poll);
+        reject(new Error(`serve exited (${exit.code ?? exit.signal}) before listening:\n${exit.stdout}\n${exit.stderr}`));
+      });
+    }),
+    timeoutMs,
+    'serve start',
+  );
+  return {
+    child: run.child,
+    port,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    stop: async (stopTimeoutMs = 10_000) => {
+      run.child.kill('SIGTERM');
+      return bounded(run.child, run.exited, stopTimeoutMs, 'serve shutdown after SIGTERM');
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The first-start credentials `serve` prints: the JSON block after the "First start" line. */
+function firstSandboxOf(stdout: string): SandboxCredentials | undefined {
+  const at = stdout.indexOf('First start: created a sandbox merchant');
+  if (at < 0) return undefined;
+  const open = stdout.indexOf('\n{', at);
+  const close = stdout.indexOf('\n}', open);
+  if (open < 0 || close < 0) return undefined;
+  return JSON.parse(stdout.slice(open + 1, close + 2)) as SandboxCredentials;
+}
+
+function expectCredentials(credentials: SandboxCredentials): void {
+  expect(credentials.merchant_id).toMatch(/^mer_[A-Za-z0-9]+$/);
+  expect(credentials.test_secret_key).toMatch(/^sk_test_[A-Za-z0-9]+$/);
+  expect(credentials.test_publishable_key).toMatch(/^pk_test_[A-Za-z0-9]+$/);
+  expect(credentials.live_secret_key).toMatch(/^sk_live_[A-Za-z0-9]+$/);
+  expect(credentials.live_publishable_key).toMatch(/^pk_live_[A-Za-z0-9]+$/);
+  expect(credentials.webhook_secret).toMatch(/^whsec_[A-Za-z0-9]+$/);
+}
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(
+    [...children].map((child) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('close', () => resolve())))),
+  );
+  const admin = createDatabase({ url: `${TEST_POSTGRES_URL}/postgres`, poolMax: 1 });
+  try {
+    for (const name of [sandboxDbName, serveDbName]) await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+  } finally {
+    await admin.destroy();
+  }
+  const nc = await connectNats(MACHINE_NATS_URL, 'cli-test-cleanup').catch(() => undefined);
+  if (nc) {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(natsStream).catch(() => undefined);
+    await nc.close();
+  }
+});
+
+describe('checkout sandbox create', () => {
+  const env = cliEnv({ PUBLIC_URL: 'https://api.cli.test', CHECKOUT_URL: 'https://pay.cli.test' });
+  let acme: SandboxCredentials;
+
+  it('creates the missing database, migrates it, and prints the credentials as JSON', async () => {
+    const exit = await runCli(['sandbox', 'create', '--name', 'Acme'], env);
+    expect(exit.stderr).not.toMatch(/^\s+at /m);
+    expect(exit.code).toBe(0);
+    acme = JSON.parse(exit.stdout) as SandboxCredentials;
+    expectCredentials(acme);
+    expect(acme.name).toBe('Acme');
+    expect(acme.settlement_currency).toBe('EUR');
+    expect(acme.api_base_url).toBe('https://api.cli.test');
+    expect(acme.checkout_host).toBe('https://pay.cli.test');
+  });
+
+  it('stores the API keys only as SHA-256 hashes', async () => {
+    const knex = createDatabase({ url: `${TEST_POSTGRES_URL}/${sandboxDbName}`, poolMax: 1 });
+    try {
+      const rows = await knex('api_keys').where({ merchant_id: acme.merchant_id }).select('kind', 'livemode', 'key_hash');
+      const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
+      const expected = [
+        { kind: 'secret', livemode: false, key_hash: sha256(acme.test_secret_key) },
+        { kind: 'publishable', livemode: false, key_hash: sha256(acme.test_publishable_key) },
+        { kind: 'secret', livemode: true, key_hash: sha256(acme.live_secret_key) },
+        { kind: 'publishable', livemode: true, key_hash: sha256(acme.live_publishable_key) },
+      ];
+      expect(rows).toHaveLength(4);
+      expect(rows).toEqual(expect.arrayContaining(expected));
+      for (const row of rows) expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+
+      // No column of any row of any table holds a key in clear (webhook secrets are stored on purpose: the dispatcher signs with them).
+      const keys = [acme.test_secret_key, acme.test_publishable_key, acme.live_secret_key, acme.live_publishable_key];
+      const tables = (await knex('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name')) as string[];
+      expect(tables).toContain('api_keys');
+      for (const table of tables) {
+        const dump = ((await knex.raw('SELECT t::text AS row FROM ?? t', [table])) as { rows: { row: string }[] }).rows.map((r) => r.row).join('\n');
+        for (const key of keys) expect(dump.includes(key), `${table} contains a key in clear`).toBe(false);
+      }
+    } finally {
+      await knex.destroy();
+    }
+  });
+
+  it('creates another merchant on a second run', async () => {
+    const exit = await runCli(['sandbox', 'create', '--name', 'Beta', '--settlement-currency', 'USD'], env);
+    expect(exit.code).toBe(0);
+    const beta = JSON.parse(exit.stdout) as SandboxCredentials;
+    expectCredentials(beta);
+    expect(beta.merchant_id).not.toBe(acme.merchant_id);
+    expect(beta.settlement_currency).toBe('USD');
+  });
+
+  it('needs --name, and rejects unknown options with the usage', async () => {
+    const noName = await runCli(['sandbox', 'create'], env);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/--name/);
+    const unknown = await runCli(['sandbox', 'create', '--nmae', 'x'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown option '--nmae'/);
+    expect(unknown.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('checkout serve', () => {
+  let port: number;
+  let first: SandboxCredentials;
+
+  it('on an empty database: creates it, prints the first sandbox once, and its test key works', async () => {
+    port = await freePort();
+    const serving = await startServe(cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}`, PORT: String(port) }));
+    try {
+      expect(serving.port).toBe(port);
+      // The credentials are printed right after the listening line; allow a moment for the write.
+      const deadline = Date.now() + 5000;
+      while (!firstSandboxOf(serving.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      first = firstSandboxOf(serving.stdout())!;
+      expect(first, serving.stdout()).toBeDefined();
+      expectCredentials(first);
+      expect(first.api_base_url).toBe(`http://localhost:${port}`);
+      expect(serving.stdout().match(/First start/g)).toHaveLength(1);
+
+      const res = await fetch(`http://127.0.0.1:${port}/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.test_secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 1200, currency: 'EUR', reference: 'CLI-1' }),
+      });
+      expect(res.status).toBe(201);
+      const order = (await res.json()) as { id: string; checkout_url: string; livemode: boolean };
+      expect(order.id).toMatch(/^ord_/);
+      expect(order.livemode).toBe(false);
+      expect(order.checkout_url).toBe(`http://localhost:${port}/c/${order.id.slice('ord_'.length)}`);
+
+      const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/orders/${order.id}`, { headers: { authorization: 'Bearer sk_test_nope' } });
+      expect(unauthorized.status).toBe(401);
+      await unauthorized.body?.cancel();
+    } finally {
+      // This process's fetch still holds a keep-alive connection: SIGTERM must stop the service anyway.
+      const exit = await serving.stop();
+      expect(exit.code).toBe(0);
+    }
+  });
+
+  it('a second start on the same database prints no credentials, and the first key still works', async () => {
+    const serving = await startServe(cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}`, PORT: String(port) }));
+    try {
+      const res = await fetch(`http://127.0.0.1:${serving.port}/v1/orders?limit=5`, { headers: { authorization: `Bearer ${first.test_secret_key}` } });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { data: { reference: string }[] };
+      expect(page.data.map((o) => o.reference)).toEqual(['CLI-1']);
+      expect(serving.stdout()).not.toMatch(/First start/);
+      expect(serving.stdout()).not.toMatch(/sk_test_/);
+    } finally {
+      const exit = await serving.stop();
+      expect(exit.code).toBe(0);
+    }
+  });
+});
+
+describe('operator errors', () => {
+  it.each([
+    ['serve', ['serve']],
+    ['sandbox create', ['sandbox', 'create', '--name', 'Acme']],
+    ['migrate', ['migrate']],
+  ])('%s: unreachable Postgres gives a clear message and exit code 1', async (_name, args) => {
+    const exit = await runCli(args, cliEnv({ DATABASE_URL: UNREACHABLE_POSTGRES }), 20_000);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/^checkout: Cannot reach Postgres at postgres:\/\/postgres@127\.0\.0\.1:1\/x/im);
+    expect(exit.stderr).not.toMatch(/^\s+at /m);
+    expect(exit.stdout).not.toMatch(/listening/);
+  });
+
+  it('does not print the database password', async () => {
+    const exit = await runCli(['serve'], cliEnv({ DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/x' }), 20_000);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/x/);
+    expect(exit.stderr + exit.stdout).not.toContain('hunter2');
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT must be an integer from 0 to 65535, got "abc"/],
+    ['PORT', '70000', /PORT must be an integer/],
+    ['DATABASE_URL', 'mysql://localhost/x', /DATABASE_URL must use postgres: or postgresql:/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL has an invalid value "loud"/],
+  ])('%s=%s is refused with a message naming it and exit code 1', async (key, value, message) => {
+    const exit = await runCli(['serve'], cliEnv({ [key]: value }), 20_000);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(message);
+    expect(exit.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('--help prints the usage even with a broken environment; an unknown command exits 2', async () => {
+    const help = await runCli(['--help'], cliEnv({ PORT: 'abc' }));
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/checkout sandbox create --name NAME/);
+    const unknown = await runCli(['frobnicate'], cliEnv());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown command: frobnicate/);
+  });
+});
+
+describe('npm wiring', () => {
+  it('npm start runs `node bin/checkout.ts serve`, and the package exposes the checkout bin', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    expect(pkg.scripts.start).toBe('node bin/checkout.ts serve');
+    expect(pkg.bin.checkout).toBe('bin/checkout.ts');
+    expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+  });
+
+  it('`npx checkout` in the repository runs the root package\'s own bin (sandbox create works)', async () => {
+    const env = cliEnv({ npm_config_offline: 'true', npm_config_yes: 'true' });
+    const help = spawnTracked('npx', ['checkout', '--help'], env);
+    const helpExit = await bounded(help.child, help.exited, 60_000, 'npx checkout --help');
+    expect(helpExit.code).toBe(0);
+    expect(helpExit.stdout).toMatch(/checkout sandbox create --name NAME/);
+
+    const create = spawnTracked('npx', ['checkout', 'sandbox', 'create', '--name', 'Npx shop'], env);
+    const createExit = await bounded(create.child, create.exited, 60_000, 'npx checkout sandbox create');
+    expect(createExit.code, createExit.stderr).toBe(0);
+    const credentials = JSON.parse(createExit.stdout) as SandboxCredentials;
+    expectCredentials(credentials);
+    expect(credentials.name).toBe('Npx shop');
+  });
+});
