@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { createCore } from '../src/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
-import { redactUrl, startService, StartupError } from '../gateway/server.ts';
+import { ensureDatabase, redactUrl, startService, StartupError } from '../gateway/server.ts';
 
 const USAGE = `Usage:
   checkout serve                                   start the service (migrates first)
@@ -17,10 +17,11 @@ Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_U
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
-  const config = loadConfig();
+  // Read when a command needs it, so that `checkout --help` works whatever the environment holds.
+  const config = () => loadConfig();
   switch (command) {
     case 'serve': {
-      const service = await startService(config);
+      const service = await startService(config());
       if (service.firstSandbox) {
         process.stdout.write(`First start: created a sandbox merchant. Keep these keys; they are not shown again.\n${JSON.stringify(service.firstSandbox, null, 2)}\n`);
       }
@@ -33,7 +34,9 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case 'migrate': {
-      const knex = createDatabase({ url: config.databaseUrl });
+      const { databaseUrl } = config();
+      await ensureDatabase(databaseUrl);
+      const knex = createDatabase({ url: databaseUrl });
       try {
         const applied = await migrateLatest(knex);
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
@@ -49,10 +52,12 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('sandbox create needs --name "Your shop"\n');
         return 2;
       }
-      const knex = createDatabase({ url: config.databaseUrl });
+      const { databaseUrl, publicUrl, checkoutUrl } = config();
+      await ensureDatabase(databaseUrl);
+      const knex = createDatabase({ url: databaseUrl });
       try {
         await migrateLatest(knex);
-        const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: () => undefined });
+        const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
         const credentials = await core.createSandbox({ name: values.name, settlementCurrency: values['settlement-currency'] });
         process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);
       } finally {
@@ -77,6 +82,9 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof ConfigError || err instanceof StartupError || err instanceof DomainError) {
       process.stderr.write(`checkout: ${err.message}\n`);
+    } else if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) {
+      process.stderr.write(`checkout: ${(err as Error).message}\n\n${USAGE}\n`);
+      process.exit(2);
     } else if ((err as { code?: string }).code === 'ECONNREFUSED' || (err as Error).name === 'KnexTimeoutError') {
       process.stderr.write(`checkout: cannot reach Postgres at ${redactUrl(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/checkout')}. Start it or set DATABASE_URL.\n`);
     } else {

@@ -43,9 +43,10 @@ export function redactUrl(url: string): string {
 
 /**
  * Creates the database named in the URL when it does not exist yet, so that
- * `npm start` works on a fresh Postgres.
+ * `npm start` (and `checkout migrate`, `checkout sandbox create`) work on a fresh Postgres.
+ * @throws StartupError when Postgres cannot be reached or the database cannot be created.
  */
-async function ensureDatabase(url: string): Promise<void> {
+export async function ensureDatabase(url: string): Promise<void> {
   const probe = createDatabase({ url, poolMax: 1 });
   try {
     await probe.raw('select 1');
@@ -130,6 +131,12 @@ export async function startService(config: Config): Promise<RunningService> {
     log.info(`Publishing events to JetStream stream ${config.natsStream} on ${config.natsUrl}`);
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
 
+  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout.
+  const expiry = setInterval(() => {
+    core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed'));
+  }, 5000);
+  expiry.unref();
+
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(knex).catch((err) => log.warn({ err }, 'idempotency key purge failed'));
   }, 10 * 60_000);
@@ -146,6 +153,7 @@ export async function startService(config: Config): Promise<RunningService> {
     async close() {
       closed = true;
       clearInterval(purge);
+      clearInterval(expiry);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();
       await relay?.stop();

@@ -1,10 +1,11 @@
 import { create } from '@bufbuild/protobuf';
-import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import {
   CreateOrderRequestSchema,
   OrderStatus,
   type CreateOrderRequest,
   type Order,
+  type PaymentAttempt,
 } from '../../src/gen/checkout/v1/order_pb.ts';
 import { invalidParam } from './rest-error.ts';
 
@@ -22,8 +23,44 @@ export interface OrderJson {
   method: string | null;
   settlement: { currency: string; amount: number } | null;
   refunds: never[];
+  attempts: AttemptJson[];
   created: string;
+  expires_at: string;
   livemode: boolean;
+}
+
+/** A payment attempt as the REST API shows it. */
+export interface AttemptJson {
+  id: string;
+  method: string;
+  route: string;
+  status: string;
+  decline_code: string | null;
+  authentication: string;
+  card_brand: string | null;
+  card_last4: string | null;
+  retry: boolean;
+  created: string;
+}
+
+function isoOf(ts: Timestamp | undefined): string {
+  return ts ? timestampDate(ts).toISOString() : '';
+}
+
+/** Maps a proto payment attempt to its REST JSON. */
+export function attemptJson(attempt: PaymentAttempt): AttemptJson {
+  return {
+    id: attempt.id,
+    method: attempt.method,
+    route: attempt.route,
+    status: attempt.status,
+    decline_code: attempt.declineCode || null,
+    authentication: attempt.authentication,
+    card_brand: attempt.cardBrand || null,
+    card_last4: attempt.cardLast4 || null,
+    retry: attempt.retry,
+    created: isoOf(attempt.created),
+  };
 }
 
 type KnownStatus = (typeof OrderStatus)[Exclude<keyof typeof OrderStatus, 'UNSPECIFIED'>];
@@ -61,12 +98,14 @@ export function orderJson(order: Order): OrderJson {
     method: order.method ?? null,
     settlement: order.settlement ? { currency: order.settlement.currency, amount: Number(order.settlement.amount) } : null,
     refunds: [],
-    created: order.created ? timestampDate(order.created).toISOString() : '',
+    attempts: order.attempts.map(attemptJson),
+    created: isoOf(order.created),
+    expires_at: isoOf(order.expiresAt),
     livemode: order.livemode,
   };
 }
 
-const CREATE_FIELDS = new Set(['amount', 'currency', 'reference', 'line_items', 'return_url']);
+const CREATE_FIELDS = new Set(['amount', 'currency', 'reference', 'line_items', 'return_url', 'expires_at']);
 const LINE_ITEM_FIELDS = new Set(['name', 'amount']);
 
 /**
@@ -89,7 +128,20 @@ export function createOrderRequestFromJson(body: unknown): CreateOrderRequest {
       return { name: requiredString(item, 'name', `line_items[${i}][name]`), amount: requiredInteger(item, 'amount', `line_items[${i}][amount]`) };
     }),
     returnUrl: optionalString(obj, 'return_url', 'return_url'),
+    expiresAt: optionalTimestamp(obj, 'expires_at'),
   });
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function optionalTimestamp(obj: Record<string, unknown>, key: string): Timestamp | undefined {
+  const value = optionalString(obj, key, key);
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (!ISO_8601.test(value) || Number.isNaN(date.getTime())) {
+    throw invalidParam('parameter_invalid_timestamp', key, `${key} must be an ISO 8601 date-time with a time zone, e.g. "2030-01-31T12:00:00Z".`);
+  }
+  return timestampFromDate(date);
 }
 
 function jsonObject(value: unknown, param: string, message: string): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { DomainError, type DomainErrorCode } from '../domain/shared/domain-error
 import { ServiceUnavailableError } from '../ports/errors.ts';
 
 /** Error families, as in the REST error body's "type". */
-export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'idempotency_error' | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'card_error' | 'authentication_error' | 'permission_error' | 'idempotency_error' | 'api_error';
 
 interface Mapping {
   readonly code: Code;
@@ -15,6 +15,7 @@ interface Mapping {
 }
 
 const invalidRequest = (publicCode: string): Mapping => ({ code: Code.InvalidArgument, type: 'invalid_request_error', publicCode });
+const cardError = (publicCode: string): Mapping => ({ code: Code.InvalidArgument, type: 'card_error', publicCode });
 const unauthenticated = (publicCode: string): Mapping => ({ code: Code.Unauthenticated, type: 'authentication_error', publicCode });
 
 /** Every domain error code, mapped once. A code missing here fails the typecheck. */
@@ -30,6 +31,20 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'order.line_items_sum_mismatch': invalidRequest('line_items_sum_mismatch'),
   'order.return_url_invalid': invalidRequest('return_url_invalid'),
   'order.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'order.expires_at_invalid': invalidRequest('expires_at_invalid'),
+  'checkout.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'checkout.token_invalid': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'checkout_token_invalid' },
+  'checkout.already_paid': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'order_already_paid' },
+  'checkout.expired': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'order_expired' },
+  'checkout.attempts_exhausted': { code: Code.ResourceExhausted, type: 'invalid_request_error', publicCode: 'attempts_exhausted' },
+  'checkout.payment_in_progress': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'payment_in_progress' },
+  'checkout.method_unavailable': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'method_unavailable' },
+  'checkout.attempt_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'card.number_invalid': cardError('card_number_invalid'),
+  'card.expiry_invalid': cardError('card_expiry_invalid'),
+  'card.cvc_invalid': cardError('card_cvc_invalid'),
+  'card.name_invalid': cardError('card_name_invalid'),
+  'test_helpers.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
   'list.limit_invalid': invalidRequest('limit_invalid'),
   'auth.key_missing': unauthenticated('api_key_missing'),

@@ -19,6 +19,18 @@ function memoryStore() {
           insert: async (order) => void pending.orders.push(order),
           findById: async () => undefined,
           list: async () => ({ orders: [], hasMore: false }),
+          findForCheckout: async () => undefined,
+          lock: async () => undefined,
+          saveTransition: async () => undefined,
+          lockDueToExpire: async () => [],
+        },
+        attempts: {
+          insert: async () => undefined,
+          recordOutcome: async () => undefined,
+          findBySubmission: async () => [],
+          findById: async () => undefined,
+          listForOrder: async () => [],
+          listForOrders: async () => new Map(),
         },
         outbox: { append: async (event) => void pending.events.push(event) },
         idempotency: {
@@ -42,7 +54,7 @@ function memoryStore() {
 }
 
 const caller: Caller = { merchantId: 'mer_1', livemode: false, keyKind: 'secret', checkoutHost: 'https://pay.example' };
-const command = { amount: 500n, currency: 'EUR', reference: 'R-1', lineItems: [], returnUrl: undefined };
+const command = { amount: 500n, currency: 'EUR', reference: 'R-1', lineItems: [], returnUrl: undefined, expiresAt: undefined };
 let counter = 0;
 const ids = { newId: (prefix: string) => `${prefix}${++counter}`, newSecret: (prefix: string) => `${prefix}secret` };
 const clock = { now: () => new Date('2026-01-01T00:00:00Z') };

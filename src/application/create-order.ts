@@ -27,7 +27,8 @@ export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, i
  */
 export function createCreateOrder(deps: { readonly uow: UnitOfWork; readonly ids: IdGenerator; readonly clock: Clock }): CreateOrderUseCase {
   return async (caller, rawCommand, idempotencyKey) => {
-    const command = validateCreateOrder(rawCommand);
+    const now = deps.clock.now();
+    const command = validateCreateOrder(rawCommand, now);
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
     const { order, event } = createOrder(command, {
       orderId: deps.ids.newId(ORDER_ID_PREFIX),
@@ -35,7 +36,8 @@ export function createCreateOrder(deps: { readonly uow: UnitOfWork; readonly ids
       merchantId: caller.merchantId,
       livemode: caller.livemode,
       checkoutHost: caller.checkoutHost,
-      now: deps.clock.now(),
+      checkoutToken: deps.ids.newSecret(''),
+      now,
     });
     return deps.uow.run(async (tx) => {
       if (idempotencyKey !== undefined) {
@@ -87,6 +89,7 @@ function fingerprintOf(command: CreateOrderCommand): string {
     command.reference,
     command.lineItems.map((item) => [item.name, item.amount.toString()]),
     command.returnUrl ?? null,
+    command.expiresAt?.toISOString() ?? null,
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -3,6 +3,8 @@ import type { IdGenerator } from '../ports/id-generator.port.ts';
 import type { MerchantRepository, NewApiKey } from '../ports/merchant-repository.port.ts';
 import { parseCurrency } from '../domain/money/money.ts';
 import { parseText } from '../domain/shared/text.ts';
+import { issueTestCards, type TestCard } from '../domain/payment/test-card.ts';
+import { randomInt } from 'node:crypto';
 
 /** What a new sandbox merchant is handed, once: its keys are never shown again. */
 export interface SandboxCredentials {
@@ -17,6 +19,10 @@ export interface SandboxCredentials {
   readonly live_webhook_secret: string;
   readonly api_base_url: string;
   readonly checkout_host: string;
+  /** This sandbox's own test cards: any future expiry, any CVC. Shown once, like the keys. */
+  readonly test_cards: ReadonlyArray<{ number: string; brand: string; behaviour: string; description: string }>;
+  /** How to simulate a bank transfer in test mode. */
+  readonly transfer_simulation: string;
 }
 
 /** Input of the sandbox use case. */
@@ -60,9 +66,11 @@ export function createCreateSandbox(deps: {
       name,
       checkoutHost: deps.checkoutHost,
       settlementCurrency,
+      paymentMethods: ['card', 'wallet', 'bank_transfer'] as const,
       createdAt: deps.clock.now(),
     };
-    const inserted = await deps.merchants.insertWithCredentials(merchant, keys, secrets, {
+    const testCards: TestCard[] = issueTestCards((count) => Array.from({ length: count }, () => randomInt(10)).join(''));
+    const inserted = await deps.merchants.insertWithCredentials(merchant, keys, secrets, testCards, {
       onlyIfNoMerchants: command.onlyIfNoMerchants ?? false,
     });
     if (!inserted) return undefined;
@@ -78,6 +86,8 @@ export function createCreateSandbox(deps: {
       live_webhook_secret: secrets[1].secret,
       api_base_url: deps.apiBaseUrl,
       checkout_host: deps.checkoutHost,
+      test_cards: testCards.map((card) => ({ number: card.number, brand: card.brand, behaviour: card.behaviour, description: card.description })),
+      transfer_simulation: `POST ${deps.apiBaseUrl}/v1/test_helpers/orders/{order_id}/simulate_transfer with the test secret key`,
     };
   };
 }

@@ -1,19 +1,27 @@
 import type { Order } from '../domain/order/order.entity.ts';
+import type { PaymentAttempt } from '../domain/payment/payment-attempt.entity.ts';
 import type { Scope } from '../domain/merchant/caller.ts';
 import { DomainError } from '../domain/shared/domain-error.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
+import type { PaymentAttemptRepository } from '../ports/payment-attempt-repository.port.ts';
+
+/** An order with its payment attempts, oldest first. */
+export interface OrderDetails {
+  readonly order: Order;
+  readonly attempts: readonly PaymentAttempt[];
+}
 
 /** Reads one order of the caller's merchant and mode. */
-export type GetOrderUseCase = (scope: Scope, id: string) => Promise<Order>;
+export type GetOrderUseCase = (scope: Scope, id: string) => Promise<OrderDetails>;
 
 /**
  * Creates the order-retrieval use case. Another merchant's or mode's id is
  * answered exactly like an unknown one.
  */
-export function createGetOrder(deps: { readonly orders: OrderRepository }): GetOrderUseCase {
+export function createGetOrder(deps: { readonly orders: OrderRepository; readonly attempts: PaymentAttemptRepository }): GetOrderUseCase {
   return async (scope, id) => {
     const order = await deps.orders.findById(scope, id);
     if (!order) throw new DomainError('order.not_found', `No such order: "${id}".`, 'id');
-    return order;
+    return { order, attempts: await deps.attempts.listForOrder(order.id) };
   };
 }

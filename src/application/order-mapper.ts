@@ -1,13 +1,16 @@
 import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   OrderSchema,
+  PaymentAttemptSchema,
+  type PaymentAttempt as ProtoPaymentAttempt,
   OrderStatus as ProtoOrderStatus,
   type CreateOrderRequest,
   type Order as ProtoOrder,
 } from '../gen/checkout/v1/order_pb.ts';
 import type { CreateOrderCommand } from '../domain/order/create-order.ts';
 import type { Order, OrderStatus } from '../domain/order/order.entity.ts';
+import type { PaymentAttempt } from '../domain/payment/payment-attempt.entity.ts';
 
 const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   pending: ProtoOrderStatus.PENDING,
@@ -16,8 +19,24 @@ const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   failed: ProtoOrderStatus.FAILED,
 };
 
-/** Maps a domain order to its proto message. */
-export function orderToProto(order: Order): ProtoOrder {
+/** Maps a payment attempt to its proto message. */
+export function attemptToProto(attempt: PaymentAttempt): ProtoPaymentAttempt {
+  return create(PaymentAttemptSchema, {
+    id: attempt.id,
+    method: attempt.method,
+    route: attempt.route,
+    status: attempt.status,
+    declineCode: attempt.declineCode ?? '',
+    authentication: attempt.authentication,
+    cardBrand: attempt.cardBrand ?? '',
+    cardLast4: attempt.cardLast4 ?? '',
+    retry: attempt.retry,
+    created: timestampFromDate(attempt.createdAt),
+  });
+}
+
+/** Maps a domain order (and its attempts, when known) to its proto message. */
+export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = []): ProtoOrder {
   return create(OrderSchema, {
     id: order.id,
     reference: order.reference,
@@ -31,6 +50,8 @@ export function orderToProto(order: Order): ProtoOrder {
     livemode: order.livemode,
     method: order.method ?? undefined,
     settlement: order.settlement ? { currency: order.settlement.currency, amount: order.settlement.amount } : undefined,
+    expiresAt: timestampFromDate(order.expiresAt),
+    attempts: attempts.map(attemptToProto),
   });
 }
 
@@ -42,5 +63,6 @@ export function createOrderCommandFromProto(req: CreateOrderRequest): CreateOrde
     reference: req.reference,
     lineItems: req.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
     returnUrl: req.returnUrl,
+    expiresAt: req.expiresAt ? timestampDate(req.expiresAt) : undefined,
   };
 }

@@ -51,7 +51,8 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
     getOrder: (req, ctx) =>
       guard(async () => {
         const caller = await secretCaller(ctx);
-        return create(GetOrderResponseSchema, { order: orderToProto(await deps.getOrder(caller, req.id)) });
+        const details = await deps.getOrder(caller, req.id);
+        return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts) });
       }),
     listOrders: (req, ctx) =>
       guard(async () => {
@@ -61,7 +62,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
           startingAfter: req.startingAfter,
           reference: req.reference,
         });
-        return create(ListOrdersResponseSchema, { orders: page.orders.map(orderToProto), hasMore: page.hasMore });
+        return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts)), hasMore: page.hasMore });
       }),
   };
 }

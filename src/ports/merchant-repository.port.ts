@@ -1,4 +1,6 @@
 import type { KeyKind } from '../domain/merchant/api-key.ts';
+import type { PaymentMethod } from '../domain/payment/payment-attempt.entity.ts';
+import type { TestCard } from '../domain/payment/test-card.ts';
 
 /** A merchant account as stored. */
 export interface MerchantRecord {
@@ -6,6 +8,8 @@ export interface MerchantRecord {
   readonly name: string;
   readonly checkoutHost: string;
   readonly settlementCurrency: string;
+  /** Methods switched on for the merchant's checkout. */
+  readonly paymentMethods: readonly PaymentMethod[];
   readonly createdAt: Date;
 }
 
@@ -34,8 +38,11 @@ export interface MerchantRepository {
     merchant: MerchantRecord,
     keys: readonly NewApiKey[],
     webhookSecrets: readonly NewWebhookSecret[],
+    testCards: readonly TestCard[],
     options?: { readonly onlyIfNoMerchants?: boolean },
   ): Promise<boolean>;
+  /** The merchant, or undefined. */
+  findById(merchantId: string): Promise<MerchantRecord | undefined>;
   /** Marks an API key revoked; it answers 401 from then on. */
   revokeKey(keyId: string): Promise<void>;
 }

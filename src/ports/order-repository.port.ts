@@ -26,4 +26,16 @@ export interface OrderRepository {
    * @throws DomainError list.cursor_invalid when startingAfter is not an order of the scope.
    */
   list(scope: Scope, query: OrderListQuery): Promise<OrderPage>;
+  /** The order with this id, whoever owns it: for the checkout, which holds the unguessable id. */
+  findForCheckout(id: string): Promise<Order | undefined>;
+  /** Reads and row-locks an order until the transaction ends; undefined if absent. */
+  lock(id: string): Promise<Order | undefined>;
+  /**
+   * Stores a state change made by a domain transition (status, method,
+   * settlement, version).
+   * @throws Error when the stored version is not the one before it (a lost race).
+   */
+  saveTransition(order: Order): Promise<void>;
+  /** Locks up to limit open orders past their expiry, skipping rows another worker holds. */
+  lockDueToExpire(now: Date, limit: number): Promise<Order[]>;
 }

@@ -1,12 +1,14 @@
 import type { EventOutbox } from './event-outbox.port.ts';
 import type { IdempotencyStore } from './idempotency-store.port.ts';
 import type { OrderRepository } from './order-repository.port.ts';
+import type { PaymentAttemptRepository } from './payment-attempt-repository.port.ts';
 
 /** The repositories bound to one transaction. */
 export interface TransactionScope {
   readonly orders: OrderRepository;
   readonly outbox: EventOutbox;
   readonly idempotency: IdempotencyStore;
+  readonly attempts: PaymentAttemptRepository;
 }
 
 /** Runs work in one database transaction: all of it commits, or none. */

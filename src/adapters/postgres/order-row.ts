@@ -18,6 +18,8 @@ export interface OrderRow {
   version: number;
   created_at: Date | string;
   updated_at: Date | string;
+  expires_at: Date | string;
+  checkout_token: string;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired']);
@@ -41,6 +43,8 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     version: order.version,
     created_at: order.createdAt,
     updated_at: updatedAt,
+    expires_at: order.expiresAt,
+    checkout_token: order.checkoutToken,
   };
 }
 
@@ -67,6 +71,8 @@ export function rowToOrder(row: OrderRow): Order {
         ? { currency: row.settlement_currency, amount: BigInt(row.settlement_amount) }
         : null,
     createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    checkoutToken: row.checkout_token,
     version: row.version,
   };
 }

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Caller } from '../../domain/merchant/caller.ts';
+import type { PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
+import type { TestCard, TestCardBehaviour } from '../../domain/payment/test-card.ts';
 import type { ApiKeyResolver } from '../../ports/api-key-resolver.port.ts';
 import type { MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../ports/merchant-repository.port.ts';
+import type { TestCardDirectory } from '../../ports/test-card-directory.port.ts';
 import { translateErrors } from './database.ts';
 
 /** SHA-256 hex of an API key: what the database keeps instead of the key. */
@@ -10,11 +13,16 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** SHA-256 hex of a test card number: what the database keeps instead of the number. */
+export function hashCardNumber(number: string): string {
+  return createHash('sha256').update(`card:${number}`).digest('hex');
+}
+
 // Arbitrary constant naming the "first sandbox" advisory lock.
 const FIRST_SANDBOX_LOCK = 0x636b6f31;
 
-/** Merchants and their credentials on Postgres. */
-export class PostgresMerchantRepository implements MerchantRepository, ApiKeyResolver {
+/** Merchants, their credentials and sandbox test cards on Postgres. */
+export class PostgresMerchantRepository implements MerchantRepository, ApiKeyResolver, TestCardDirectory {
   readonly #knex: Knex;
 
   constructor(knex: Knex) {
@@ -25,6 +33,7 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
     merchant: MerchantRecord,
     keys: readonly NewApiKey[],
     webhookSecrets: readonly NewWebhookSecret[],
+    testCards: readonly TestCard[],
     options: { readonly onlyIfNoMerchants?: boolean } = {},
   ): Promise<boolean> {
     return translateErrors(() =>
@@ -38,8 +47,21 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
           name: merchant.name,
           checkout_host: merchant.checkoutHost,
           settlement_currency: merchant.settlementCurrency,
+          payment_methods: merchant.paymentMethods,
           created_at: merchant.createdAt,
         });
+        if (testCards.length > 0) {
+          await trx('test_cards').insert(
+            testCards.map((card) => ({
+              merchant_id: merchant.id,
+              number_hash: hashCardNumber(card.number),
+              last4: card.number.slice(-4),
+              brand: card.brand,
+              behaviour: card.behaviour,
+              created_at: merchant.createdAt,
+            })),
+          );
+        }
         await trx('api_keys').insert(
           keys.map((key) => ({
             id: key.id,
@@ -57,6 +79,29 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
         return true;
       }),
     );
+  }
+
+  async findById(merchantId: string): Promise<MerchantRecord | undefined> {
+    const row = await translateErrors(() => this.#knex('merchants').where({ id: merchantId }).first());
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      name: row.name,
+      checkoutHost: row.checkout_host,
+      settlementCurrency: row.settlement_currency,
+      paymentMethods: row.payment_methods as PaymentMethod[],
+      createdAt: row.created_at,
+    };
+  }
+
+  async behaviourOf(merchantId: string, cardNumber: string): Promise<TestCardBehaviour | undefined> {
+    const row = await translateErrors(() => this.#knex('test_cards').where({ merchant_id: merchantId, number_hash: hashCardNumber(cardNumber) }).first('behaviour'));
+    return row?.behaviour;
+  }
+
+  async isTestCard(cardNumber: string): Promise<boolean> {
+    const row = await translateErrors(() => this.#knex('test_cards').where({ number_hash: hashCardNumber(cardNumber) }).first('merchant_id'));
+    return row !== undefined;
   }
 
   async revokeKey(keyId: string): Promise<void> {

@@ -50,4 +50,43 @@ export class PostgresOrderRepository implements OrderRepository {
       return { orders: rows.slice(0, query.limit).map(rowToOrder), hasMore: rows.length > query.limit };
     });
   }
+
+  async findForCheckout(id: string): Promise<Order | undefined> {
+    const row = await translateErrors(() => this.#db<OrderRow>('orders').where({ id }).first());
+    return row ? rowToOrder(row) : undefined;
+  }
+
+  async lock(id: string): Promise<Order | undefined> {
+    const row = await translateErrors(() => this.#db<OrderRow>('orders').where({ id }).forUpdate().first());
+    return row ? rowToOrder(row) : undefined;
+  }
+
+  async saveTransition(order: Order): Promise<void> {
+    const updated = await translateErrors(() =>
+      this.#db('orders')
+        .where({ id: order.id, version: order.version - 1 })
+        .update({
+          status: order.status,
+          method: order.method,
+          settlement_currency: order.settlement?.currency ?? null,
+          settlement_amount: order.settlement?.amount.toString() ?? null,
+          version: order.version,
+          updated_at: new Date(),
+        }),
+    );
+    if (updated !== 1) throw new Error(`order ${order.id} changed under a transition to version ${order.version}`);
+  }
+
+  async lockDueToExpire(now: Date, limit: number): Promise<Order[]> {
+    const rows = await translateErrors(() =>
+      this.#db<OrderRow>('orders')
+        .whereIn('status', ['pending', 'failed'])
+        .andWhere('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    );
+    return rows.map(rowToOrder);
+  }
 }

@@ -4,6 +4,7 @@ import { translateErrors } from './database.ts';
 import { PostgresEventOutbox } from './postgres-event-outbox.ts';
 import { PostgresIdempotencyStore } from './postgres-idempotency-store.ts';
 import { PostgresOrderRepository } from './postgres-order-repository.ts';
+import { PostgresPaymentAttemptRepository } from './postgres-payment-attempt-repository.ts';
 
 /** UnitOfWork as one Postgres transaction (READ COMMITTED). */
 export class PostgresUnitOfWork implements UnitOfWork {
@@ -20,6 +21,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
           orders: new PostgresOrderRepository(trx),
           outbox: new PostgresEventOutbox(trx),
           idempotency: new PostgresIdempotencyStore(trx),
+          attempts: new PostgresPaymentAttemptRepository(trx),
         }),
       ),
     );

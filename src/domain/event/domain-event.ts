@@ -1,7 +1,7 @@
 import type { Order } from '../order/order.entity.ts';
 
-/** Event types, past tense and dotted. Later issues add order.paid, order.failed and the rest. */
-export type EventType = 'order.created';
+/** Event types, past tense and dotted. Later issues add order.refunded, payout.settled and the rest. */
+export type EventType = 'order.created' | 'order.paid' | 'order.failed' | 'order.expired';
 
 /** Prefix of every event id. */
 export const EVENT_ID_PREFIX = 'evt_';
@@ -44,5 +44,6 @@ export function orderEventData(order: Order): { [key: string]: JsonValue } {
     checkout_url: order.checkoutUrl,
     livemode: order.livemode,
     created: order.createdAt.toISOString(),
+    expires_at: order.expiresAt.toISOString(),
   };
 }

@@ -11,11 +11,13 @@ const valid: CreateOrderCommand = {
     { name: 'Pot', amount: 1000n },
   ],
   returnUrl: 'https://shop.example/back',
+  expiresAt: undefined,
 };
+const NOW = new Date('2026-01-02T00:00:00Z');
 
 function failure(overrides: Partial<CreateOrderCommand>): { code: DomainErrorCode; param: string | undefined } | undefined {
   try {
-    validateCreateOrder({ ...valid, ...overrides });
+    validateCreateOrder({ ...valid, ...overrides }, NOW);
     return undefined;
   } catch (err) {
     return { code: (err as DomainError).code, param: (err as DomainError).param };
@@ -24,12 +26,12 @@ function failure(overrides: Partial<CreateOrderCommand>): { code: DomainErrorCod
 
 describe('validateCreateOrder', () => {
   it('accepts a valid command unchanged', () => {
-    expect(validateCreateOrder(valid)).toEqual(valid);
+    expect(validateCreateOrder(valid, NOW)).toEqual(valid);
   });
 
   it('accepts any Unicode reference of up to 255 code points', () => {
     const emoji = '🧾'.repeat(255); // 510 UTF-16 units, 255 code points
-    expect(validateCreateOrder({ ...valid, reference: emoji }).reference).toBe(emoji);
+    expect(validateCreateOrder({ ...valid, reference: emoji }, NOW).reference).toBe(emoji);
     expect(failure({ reference: '🧾'.repeat(256) })).toEqual({ code: 'order.reference_invalid', param: 'reference' });
   });
 
@@ -44,6 +46,8 @@ describe('validateCreateOrder', () => {
     ['negative line item', { lineItems: [{ name: 'x', amount: -1n }, { name: 'y', amount: 2501n }] }, 'money.amount_invalid', 'line_items[0][amount]'],
     ['unnamed line item', { lineItems: [{ name: '', amount: 2500n }] }, 'request.parameter_missing', 'line_items[0][name]'],
     ['relative return_url', { returnUrl: '/thanks' }, 'order.return_url_invalid', 'return_url'],
+    ['expiry in 4 minutes', { expiresAt: new Date(NOW.getTime() + 4 * 60_000) }, 'order.expires_at_invalid', 'expires_at'],
+    ['expiry in 31 days', { expiresAt: new Date(NOW.getTime() + 31 * 86_400_000) }, 'order.expires_at_invalid', 'expires_at'],
     ['javascript: return_url', { returnUrl: 'javascript:alert(1)' }, 'order.return_url_invalid', 'return_url'],
   ])('rejects %s', (_label, overrides, code, param) => {
     expect(failure(overrides)).toEqual({ code, param });
@@ -64,9 +68,11 @@ describe('createOrder', () => {
       merchantId: 'mer_1',
       livemode: false,
       checkoutHost: 'https://pay.example/',
+      checkoutToken: 'tok',
       now,
     });
     expect(order).toMatchObject({ id: 'ord_abc', status: 'pending', version: 1, checkoutUrl: 'https://pay.example/c/abc', createdAt: now });
+    expect(order.expiresAt.getTime() - now.getTime()).toBe(24 * 3600_000);
     expect(event).toMatchObject({ id: 'evt_def', type: 'order.created', orderId: 'ord_abc', reference: 'INV-1', sequence: 1 });
     expect(event.data).toMatchObject({ id: 'ord_abc', amount: 2500, currency: 'EUR', status: 'pending', created: '2026-01-02T03:04:05.678Z' });
   });

@@ -17,6 +17,8 @@ export interface CreateOrderCommand {
   readonly reference: string;
   readonly lineItems: readonly LineItem[];
   readonly returnUrl: string | undefined;
+  /** When the checkout closes; DEFAULT_EXPIRY_MS from now when undefined. */
+  readonly expiresAt: Date | undefined;
 }
 
 /** Facts decided outside the domain: identity, time, who asks and where the page lives. */
@@ -26,15 +28,22 @@ export interface CreateOrderContext {
   readonly merchantId: string;
   readonly livemode: boolean;
   readonly checkoutHost: string;
+  readonly checkoutToken: string;
   readonly now: Date;
 }
+
+/** How long an order can be paid when the merchant does not say: 24 hours. */
+export const DEFAULT_EXPIRY_MS = 24 * 3600_000;
+/** Shortest and longest checkout windows a merchant may ask for. */
+export const MIN_EXPIRY_MS = 5 * 60_000;
+export const MAX_EXPIRY_MS = 30 * 24 * 3600_000;
 
 /**
  * Validates a create command into a canonical command. Separated from
  * {@link createOrder} so the idempotency fingerprint is taken of valid input.
  * @throws DomainError when any rule of the order is broken; nothing is created.
  */
-export function validateCreateOrder(command: CreateOrderCommand): CreateOrderCommand {
+export function validateCreateOrder(command: CreateOrderCommand, now: Date): CreateOrderCommand {
   if (command.currency === '') throw invalid('request.parameter_missing', 'currency', 'currency is required, e.g. "EUR".');
   const currency = parseCurrency(command.currency);
   const amount = parsePositiveAmount(command.amount, currency);
@@ -57,7 +66,13 @@ export function validateCreateOrder(command: CreateOrderCommand): CreateOrderCom
     }
   }
   const returnUrl = command.returnUrl === undefined ? undefined : parseReturnUrl(command.returnUrl);
-  return { amount, currency: currency.code, reference, lineItems, returnUrl };
+  if (command.expiresAt !== undefined) {
+    const ahead = command.expiresAt.getTime() - now.getTime();
+    if (!(ahead >= MIN_EXPIRY_MS && ahead <= MAX_EXPIRY_MS)) {
+      throw invalid('order.expires_at_invalid', 'expires_at', 'expires_at must be between 5 minutes and 30 days from now.');
+    }
+  }
+  return { amount, currency: currency.code, reference, lineItems, returnUrl, expiresAt: command.expiresAt };
 }
 
 function parseReturnUrl(value: string): string {
@@ -91,6 +106,8 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     method: null,
     settlement: null,
     createdAt: ctx.now,
+    expiresAt: command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS),
+    checkoutToken: ctx.checkoutToken,
     version: 1,
   };
   const event: DomainEvent = {

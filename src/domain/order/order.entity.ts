@@ -26,6 +26,10 @@ export interface Order {
   readonly method: string | null;
   readonly settlement: Money | null;
   readonly createdAt: Date;
+  /** When the checkout stops accepting payment. */
+  readonly expiresAt: Date;
+  /** Proof, sent by the checkout page as a header, that a call comes from the page (CSRF protection). */
+  readonly checkoutToken: string;
   /** Incremented on every state change; the sequence number of the order's latest event. */
   readonly version: number;
 }
@@ -36,6 +40,11 @@ export const ORDER_ID_PREFIX = 'ord_';
 /** The opaque part of an order id, which names its checkout page (/c/<suffix>). */
 export function orderSuffix(orderId: string): string {
   return orderId.slice(ORDER_ID_PREFIX.length);
+}
+
+/** The order id a checkout id (/c/<checkout id>) stands for. */
+export function orderIdOfCheckout(checkoutId: string): string {
+  return ORDER_ID_PREFIX + checkoutId;
 }
 
 /** Builds the checkout URL of an order on a merchant's checkout host. */

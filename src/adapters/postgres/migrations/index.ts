@@ -1,8 +1,12 @@
 import type { Knex } from 'knex';
 import * as initial from './001-initial.ts';
+import * as checkout from './002-checkout.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
-const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [['001-initial', initial]];
+const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
+  ['001-initial', initial],
+  ['002-checkout', checkout],
+];
 
 /**
  * Knex migration source over statically imported TypeScript modules, so

@@ -1,0 +1,55 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  CheckoutSchema,
+  PaymentMethod as ProtoPaymentMethod,
+  PaymentOutcomeSchema,
+  PaymentStatus,
+  type Checkout,
+  type PaymentOutcome,
+} from '../../gen/checkout/v1/checkout_pb.ts';
+import type { PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
+import { orderToProto } from '../order-mapper.ts';
+import type { CheckoutView } from './checkout-view.ts';
+import type { PaymentResult } from './payment-engine.ts';
+
+const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {
+  card: ProtoPaymentMethod.CARD,
+  wallet: ProtoPaymentMethod.WALLET,
+  bank_transfer: ProtoPaymentMethod.BANK_TRANSFER,
+};
+
+const STATUS_TO_PROTO: { readonly [S in PaymentResult['status']]: PaymentStatus } = {
+  succeeded: PaymentStatus.SUCCEEDED,
+  requires_authentication: PaymentStatus.REQUIRES_AUTHENTICATION,
+  failed: PaymentStatus.FAILED,
+};
+
+/** Maps the checkout view to its proto message. */
+export function checkoutToProto(view: CheckoutView): Checkout {
+  return create(CheckoutSchema, {
+    checkoutId: view.checkoutId,
+    merchantName: view.merchantName,
+    order: orderToProto(view.order, view.attempts),
+    methods: view.methods.map((m) => METHOD_TO_PROTO[m]),
+    bankTransfer: view.bankTransfer,
+    expiresAt: timestampFromDate(view.order.expiresAt),
+    receipt: view.receipt ? { ...view.receipt, paidAt: timestampFromDate(view.receipt.paidAt) } : undefined,
+    lastFailureMessage: view.lastFailureMessage,
+    attemptsRemaining: view.attemptsRemaining,
+    returnUrl: view.returnUrl,
+    checkoutToken: view.checkoutToken,
+    testMode: view.testMode,
+  });
+}
+
+/** Maps a payment result to its proto outcome. */
+export function outcomeToProto(result: PaymentResult): PaymentOutcome {
+  return create(PaymentOutcomeSchema, {
+    status: STATUS_TO_PROTO[result.status],
+    checkout: checkoutToProto(result.view),
+    challenge: result.challenge,
+    declineCode: result.declineCode ?? '',
+    message: result.status === 'failed' ? result.view.lastFailureMessage : '',
+  });
+}

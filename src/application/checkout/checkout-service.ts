@@ -1,0 +1,59 @@
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type {
+  CheckoutService} from '../../gen/checkout/v1/checkout_pb.ts';
+import {
+  CompleteAuthenticationResponseSchema,
+  GetCheckoutResponseSchema,
+  SubmitCardPaymentResponseSchema,
+  SubmitWalletPaymentResponseSchema,
+} from '../../gen/checkout/v1/checkout_pb.ts';
+import { parseCard } from '../../domain/payment/card.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import { toConnectError } from '../connect-errors.ts';
+import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
+import type { PaymentEngine } from './payment-engine.ts';
+
+/** Header carrying the checkout page's token on state-changing calls. */
+export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
+
+/** Implements checkout.v1.CheckoutService over the payment engine. */
+export function createCheckoutService(deps: { readonly engine: PaymentEngine; readonly clock: Clock; readonly onInternalError: (err: unknown) => void }): ServiceImpl<typeof CheckoutService> {
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toConnectError(err, deps.onInternalError);
+    }
+  };
+  const token = (ctx: HandlerContext) => ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER) ?? '';
+
+  return {
+    getCheckout: (req) => guard(async () => create(GetCheckoutResponseSchema, { checkout: checkoutToProto(await deps.engine.view(req.checkoutId)) })),
+    submitCardPayment: (req, ctx) =>
+      guard(async () => {
+        const card = parseCard(
+          {
+            number: req.card?.number ?? '',
+            expMonth: req.card?.expMonth ?? 0,
+            expYear: req.card?.expYear ?? 0,
+            cvc: req.card?.cvc ?? '',
+            name: req.card?.name ?? '',
+          },
+          deps.clock.now(),
+        );
+        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card });
+        return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
+      }),
+    completeAuthentication: (req, ctx) =>
+      guard(async () => {
+        const result = await deps.engine.authenticate(req.checkoutId, token(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
+        return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(result) });
+      }),
+    submitWalletPayment: (req, ctx) =>
+      guard(async () => {
+        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'wallet' });
+        return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(result) });
+      }),
+  };
+}

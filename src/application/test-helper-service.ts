@@ -1,0 +1,35 @@
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { TestHelperService } from '../gen/checkout/v1/test_helpers_pb.ts';
+import { SimulateBankTransferResponseSchema } from '../gen/checkout/v1/test_helpers_pb.ts';
+import { DomainError } from '../domain/shared/domain-error.ts';
+import type { Authenticate } from './authenticate.ts';
+import type { PaymentEngine } from './checkout/payment-engine.ts';
+import { toConnectError } from './connect-errors.ts';
+import type { GetOrderUseCase } from './get-order.ts';
+import { orderToProto } from './order-mapper.ts';
+
+/** Implements checkout.v1.TestHelperService: test-mode simulations, refused with live keys. */
+export function createTestHelperService(deps: {
+  readonly authenticate: Authenticate;
+  readonly getOrder: GetOrderUseCase;
+  readonly engine: PaymentEngine;
+  readonly onInternalError: (err: unknown) => void;
+}): ServiceImpl<typeof TestHelperService> {
+  return {
+    async simulateBankTransfer(req, ctx) {
+      try {
+        const caller = await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
+        if (caller.livemode) {
+          throw new DomainError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
+        }
+        const { order } = await deps.getOrder(caller, req.orderId);
+        await deps.engine.receiveTransfer(order);
+        const details = await deps.getOrder(caller, req.orderId);
+        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
+      } catch (err) {
+        throw toConnectError(err, deps.onInternalError);
+      }
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import type { Money } from '../money/money.ts';
+import type { DomainEvent, EventType, JsonValue } from '../event/domain-event.ts';
+import { DECLINES, type DeclineCode } from '../payment/decline-code.ts';
+import type { PaymentMethod } from '../payment/payment-attempt.entity.ts';
+import { DomainError } from '../shared/domain-error.ts';
+import type { Order, OrderStatus } from './order.entity.ts';
+
+/** The result of a state change: the order at its next version and the event that tells of it. */
+export interface Transition {
+  readonly order: Order;
+  readonly event: DomainEvent;
+}
+
+/** Which state changes are allowed. paid and expired are final (until refunds arrive). */
+const ALLOWED: { readonly [From in OrderStatus]: readonly OrderStatus[] } = {
+  pending: ['paid', 'failed', 'expired'],
+  failed: ['paid', 'failed', 'expired'],
+  paid: [],
+  expired: [],
+};
+
+function transition(order: Order, to: OrderStatus, changes: Partial<Order>, type: EventType, data: { [key: string]: JsonValue }, ids: { eventId: string; now: Date }): Transition {
+  if (!ALLOWED[order.status].includes(to)) {
+    throw new Error(`illegal order transition ${order.status} -> ${to} for ${order.id}`);
+  }
+  const next: Order = { ...order, ...changes, status: to, version: order.version + 1 };
+  return {
+    order: next,
+    event: {
+      id: ids.eventId,
+      type,
+      merchantId: next.merchantId,
+      livemode: next.livemode,
+      orderId: next.id,
+      reference: next.reference,
+      sequence: next.version,
+      createdAt: ids.now,
+      data,
+    },
+  };
+}
+
+/**
+ * Whether the order takes a payment now.
+ * @throws DomainError checkout.already_paid or checkout.expired
+ */
+export function assertPayable(order: Order, now: Date): void {
+  if (order.status === 'paid') throw new DomainError('checkout.already_paid', 'This order has already been paid.');
+  if (order.status === 'expired' || now >= order.expiresAt) throw new DomainError('checkout.expired', 'This checkout has expired.');
+}
+
+/** True when the order is still open but past its expiry time. */
+export function isDueToExpire(order: Order, now: Date): boolean {
+  return (order.status === 'pending' || order.status === 'failed') && now >= order.expiresAt;
+}
+
+/** pending|failed → paid, with order.paid carrying exactly the spec's fields. */
+export function markPaid(order: Order, payment: { method: PaymentMethod; settlement: Money }, ids: { eventId: string; now: Date }): Transition {
+  return transition(
+    order,
+    'paid',
+    { method: payment.method, settlement: payment.settlement },
+    'order.paid',
+    {
+      id: order.id,
+      reference: order.reference,
+      amount: Number(order.amount),
+      currency: order.currency,
+      method: payment.method,
+      settlement: { currency: payment.settlement.currency, amount: Number(payment.settlement.amount) },
+    },
+    ids,
+  );
+}
+
+/** pending|failed → failed, with order.failed carrying a reason an operator can act on. */
+export function markFailed(
+  order: Order,
+  failure: { declineCode: DeclineCode; route: string; retried: boolean; attemptId: string; method: PaymentMethod },
+  ids: { eventId: string; now: Date },
+): Transition {
+  return transition(
+    order,
+    'failed',
+    {},
+    'order.failed',
+    {
+      id: order.id,
+      reference: order.reference,
+      amount: Number(order.amount),
+      currency: order.currency,
+      reason: {
+        decline_code: failure.declineCode,
+        message: DECLINES[failure.declineCode].operatorMessage,
+        route: failure.route,
+        retried: failure.retried,
+        attempt_id: failure.attemptId,
+        method: failure.method,
+      },
+    },
+    ids,
+  );
+}
+
+/** pending|failed → expired. */
+export function markExpired(order: Order, ids: { eventId: string; now: Date }): Transition {
+  return transition(
+    order,
+    'expired',
+    {},
+    'order.expired',
+    { id: order.id, reference: order.reference, amount: Number(order.amount), currency: order.currency, expires_at: order.expiresAt.toISOString() },
+    ids,
+  );
+}

@@ -1,0 +1,36 @@
+import type { Card } from '../domain/payment/card.ts';
+import type { DeclineCode } from '../domain/payment/decline-code.ts';
+
+/** What an acquirer is asked to authorize. */
+export interface AuthorizationRequest {
+  readonly attemptId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly amount: bigint;
+  readonly currency: string;
+  /** Absent for wallet payments, which carry a wallet token instead (simulated). */
+  readonly card: Card | undefined;
+}
+
+/** An acquirer's answer, already in our vocabulary. */
+export type AuthorizationResult =
+  | { readonly kind: 'approved'; readonly processorRef: string }
+  | { readonly kind: 'authentication_required'; readonly processorRef: string; readonly hint: string }
+  | { readonly kind: 'declined'; readonly declineCode: DeclineCode };
+
+/** The result of a capture or of completing authentication. */
+export type SettleResult = { readonly kind: 'approved'; readonly processorRef: string } | { readonly kind: 'declined'; readonly declineCode: DeclineCode };
+
+/**
+ * An acquirer route. Adapters translate their own response codes into our
+ * DeclineCode with one complete mapping.
+ */
+export interface PaymentProcessor {
+  /** The route's name, recorded on every attempt (e.g. "simulated_alpha"). */
+  readonly route: string;
+  authorize(request: AuthorizationRequest): Promise<AuthorizationResult>;
+  /** Completes cardholder authentication with the code the customer typed. */
+  completeAuthentication(processorRef: string, code: string): Promise<SettleResult>;
+  /** Captures an approved authorization in full. */
+  capture(processorRef: string, amount: bigint): Promise<SettleResult>;
+}
