@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, ConnectError, Code, createRouterTransport } from '@connectrpc/connect';
+import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import { ibanValid } from '../src/domain/payment/iban.ts';
+import { orderBody, startTestService, type TestService } from './support/service.ts';
+
+let svc: TestService;
+let shop: SandboxCredentials;
+let checkout: ReturnType<typeof createClient<typeof CheckoutService>>;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  shop = await svc.sandbox('Payments shop');
+  checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+function card(behaviour: string, sandbox = shop) {
+  const found = sandbox.test_cards.find((c) => c.behaviour === behaviour);
+  if (!found) throw new Error(`no ${behaviour} card`);
+  return { number: found.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: found.brand === 'amex' ? '1234' : '123', name: 'Ada Lovelace' };
+}
+
+async function newOrder(key = shop.test_secret_key, body: Record<string, unknown> = {}) {
+  const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: orderBody(body) });
+  expect(res.statusCode).toBe(201);
+  const order = res.json();
+  const checkoutId = order.id.slice(4);
+  const view = (await checkout.getCheckout({ checkoutId })).checkout!;
+  return { order, checkoutId, token: view.checkoutToken, view };
+}
+
+async function restOrder(id: string, key = shop.test_secret_key) {
+  return (await svc.app.inject({ method: 'GET', url: `/v1/orders/${id}`, headers: { authorization: `Bearer ${key}` } })).json();
+}
+
+function pay(checkoutId: string, token: string, cardDetails: ReturnType<typeof card>, submissionId = crypto.randomUUID()) {
+  return checkout.submitCardPayment({ checkoutId, submissionId, card: cardDetails }, { headers: { 'checkout-token': token } });
+}
+
+async function eventsOf(orderId: string) {
+  return svc.db.knex('events').where({ order_id: orderId }).orderBy('sequence');
+}
+
+describe('test paths', () => {
+  it('approved outright: paid on the primary route, order.paid with exactly the spec data and settlement', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const { outcome } = await pay(checkoutId, token, card('approved'));
+    expect(outcome?.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(outcome?.checkout?.receipt).toMatchObject({ method: 'card', cardBrand: 'visa', cardLast4: card('approved').number.slice(-4) });
+    const paid = await restOrder(order.id);
+    expect(paid).toMatchObject({ status: 'paid', method: 'card', settlement: { currency: 'EUR', amount: 2500 - 35 - 25 } });
+    expect(paid.attempts).toHaveLength(1);
+    expect(paid.attempts[0]).toMatchObject({ route: 'simulated_alpha', status: 'succeeded', authentication: 'not_required', retry: false, card_brand: 'visa' });
+    const events = await eventsOf(order.id);
+    expect(events.map((e) => [e.type, e.sequence])).toEqual([
+      ['order.created', 1],
+      ['order.paid', 2],
+    ]);
+    expect(events[1].data).toEqual({ id: order.id, reference: order.reference, amount: 2500, currency: 'EUR', method: 'card', settlement: { currency: 'EUR', amount: 2440 } });
+  });
+
+  it('challenge passed: requires authentication, then paid with authentication passed', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const first = (await pay(checkoutId, token, card('challenge'))).outcome!;
+    expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    expect(first.challenge?.hint).toContain('123456');
+    expect((await restOrder(order.id)).status).toBe('pending');
+    const done = (await checkout.completeAuthentication({ checkoutId, attemptId: first.challenge!.attemptId, code: '123456' }, { headers: { 'checkout-token': token } })).outcome!;
+    expect(done.status).toBe(PaymentStatus.SUCCEEDED);
+    const paid = await restOrder(order.id);
+    expect(paid.status).toBe('paid');
+    expect(paid.attempts[0]).toMatchObject({ status: 'succeeded', authentication: 'passed', card_brand: 'mastercard' });
+  });
+
+  it('challenge failed: authentication_failed, order.failed, then another card pays', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const first = (await pay(checkoutId, token, card('challenge'))).outcome!;
+    const failed = (await checkout.completeAuthentication({ checkoutId, attemptId: first.challenge!.attemptId, code: '000000' }, { headers: { 'checkout-token': token } })).outcome!;
+    expect(failed.status).toBe(PaymentStatus.FAILED);
+    expect(failed.declineCode).toBe('authentication_failed');
+    expect((await restOrder(order.id)).status).toBe('failed');
+    const retry = (await pay(checkoutId, token, card('approved'))).outcome!;
+    expect(retry.status).toBe(PaymentStatus.SUCCEEDED);
+    const events = await eventsOf(order.id);
+    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.failed', 'order.paid']);
+    expect(events[1].data.reason).toMatchObject({ decline_code: 'authentication_failed', route: 'simulated_alpha', retried: false });
+  });
+
+  it('challenge abandoned: authentication_failed with authentication abandoned', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const first = (await pay(checkoutId, token, card('challenge'))).outcome!;
+    const abandoned = (await checkout.completeAuthentication({ checkoutId, attemptId: first.challenge!.attemptId, abandon: true }, { headers: { 'checkout-token': token } })).outcome!;
+    expect(abandoned).toMatchObject({ status: PaymentStatus.FAILED, declineCode: 'authentication_failed' });
+    expect((await restOrder(order.id)).attempts[0]).toMatchObject({ status: 'failed', authentication: 'abandoned' });
+  });
+
+  it('soft decline: insufficient funds on the primary route, approved on the alternative', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const { outcome } = await pay(checkoutId, token, card('soft_decline'));
+    expect(outcome?.status).toBe(PaymentStatus.SUCCEEDED);
+    const paid = await restOrder(order.id);
+    expect(paid.status).toBe('paid');
+    expect(paid.attempts.map((a: { route: string; status: string; decline_code: string | null; retry: boolean }) => [a.route, a.status, a.decline_code, a.retry])).toEqual([
+      ['simulated_alpha', 'failed', 'insufficient_funds', false],
+      ['simulated_beta', 'succeeded', null, true],
+    ]);
+    expect((await eventsOf(order.id)).map((e) => e.type)).toEqual(['order.created', 'order.paid']);
+  });
+
+  it('hard decline: expired card, no retry, order.failed naming the route', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const { outcome } = await pay(checkoutId, token, card('hard_decline'));
+    expect(outcome).toMatchObject({ status: PaymentStatus.FAILED, declineCode: 'expired_card' });
+    expect(outcome?.message).toMatch(/expired/i);
+    const failed = await restOrder(order.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.attempts).toHaveLength(1);
+    const events = await eventsOf(order.id);
+    expect(events.at(-1)).toMatchObject({ type: 'order.failed', sequence: 2 });
+    expect(events.at(-1).data.reason).toMatchObject({ decline_code: 'expired_card', route: 'simulated_alpha', retried: false });
+  });
+
+  it('declines a card that is not one of this sandbox\'s test cards, even another sandbox\'s', async () => {
+    const other = await svc.sandbox('Other sandbox');
+    const { checkoutId, token } = await newOrder();
+    const { outcome } = await pay(checkoutId, token, card('approved', other));
+    expect(outcome).toMatchObject({ status: PaymentStatus.FAILED, declineCode: 'test_card_unknown' });
+  });
+
+  it('declines a test card with a live key as a test card', async () => {
+    const { order, checkoutId, token } = await newOrder(shop.live_secret_key);
+    const { outcome } = await pay(checkoutId, token, card('approved'));
+    expect(outcome).toMatchObject({ status: PaymentStatus.FAILED, declineCode: 'test_card_in_live_mode' });
+    expect((await restOrder(order.id, shop.live_secret_key)).status).toBe('failed');
+  });
+
+  it('wallet pays in test mode', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const { outcome } = await checkout.submitWalletPayment({ checkoutId, submissionId: 'w-1' }, { headers: { 'checkout-token': token } });
+    expect(outcome?.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await restOrder(order.id)).toMatchObject({ status: 'paid', method: 'wallet' });
+  });
+
+  it('simulated transfer pays a test order; a live key is refused and changes nothing', async () => {
+    const { order, view } = await newOrder();
+    expect(ibanValid(view.bankTransfer!.iban)).toBe(true);
+    expect(view.bankTransfer?.reference).toBe(order.reference);
+    const live = await newOrder(shop.live_secret_key);
+    const refused = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${live.order.id}/simulate_transfer`, headers: { authorization: `Bearer ${shop.live_secret_key}` } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.code).toBe('test_mode_only');
+    expect((await restOrder(live.order.id, shop.live_secret_key)).status).toBe('pending');
+
+    const res = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${order.id}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'paid', method: 'bank_transfer' });
+    const again = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${order.id}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
+    expect(again.statusCode).toBe(422);
+    expect(again.json().error.code).toBe('order_already_paid');
+  });
+});
+
+describe('safety', () => {
+  it('charges once for a double click (same submission) and for racing submissions', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const submission = crypto.randomUUID();
+    const settled = await Promise.allSettled([
+      pay(checkoutId, token, card('soft_decline'), submission),
+      pay(checkoutId, token, card('soft_decline'), submission),
+      pay(checkoutId, token, card('approved')),
+      pay(checkoutId, token, card('approved')),
+    ]);
+    const succeeded = settled.filter((s) => s.status === 'fulfilled' && s.value.outcome?.status === PaymentStatus.SUCCEEDED);
+    expect(succeeded.length).toBeGreaterThanOrEqual(1);
+    for (const s of settled) {
+      // A racing submission is told the payment is in progress, or, if it arrives later, that the order is paid.
+      if (s.status === 'rejected') expect([Code.Aborted, Code.FailedPrecondition]).toContain(ConnectError.from(s.reason).code);
+    }
+    const paid = await restOrder(order.id);
+    expect(paid.status).toBe('paid');
+    expect(paid.attempts.filter((a: { status: string }) => a.status === 'succeeded')).toHaveLength(1);
+    expect((await eventsOf(order.id)).filter((e) => e.type === 'order.paid')).toHaveLength(1);
+  });
+
+  it('shows a paid order as paid and refuses a second payment', async () => {
+    const { checkoutId, token } = await newOrder();
+    await pay(checkoutId, token, card('approved'));
+    await expect(pay(checkoutId, token, card('approved'))).rejects.toMatchObject({ code: Code.FailedPrecondition });
+  });
+
+  it('refuses calls without the checkout token', async () => {
+    const { order, checkoutId } = await newOrder();
+    await expect(pay(checkoutId, 'wrong-token', card('approved'))).rejects.toMatchObject({ code: Code.PermissionDenied });
+    expect((await restOrder(order.id)).attempts).toEqual([]);
+  });
+
+  it('stops at 10 attempts per order', async () => {
+    const { checkoutId, token } = await newOrder();
+    for (let i = 0; i < 10; i++) {
+      expect((await pay(checkoutId, token, card('hard_decline'))).outcome?.status).toBe(PaymentStatus.FAILED);
+    }
+    await expect(pay(checkoutId, token, card('approved'))).rejects.toMatchObject({ code: Code.ResourceExhausted });
+  });
+
+  it('never stores the card number or the CVC', async () => {
+    const details = card('approved');
+    const { checkoutId, token } = await newOrder();
+    await pay(checkoutId, token, { ...details, cvc: '987' });
+    const tables = ['orders', 'payment_attempts', 'events', 'test_cards', 'idempotency_keys'];
+    for (const table of tables) {
+      const dump = JSON.stringify(await svc.db.knex(table).select('*'));
+      expect(dump, table).not.toContain(details.number);
+      expect(dump, table).not.toContain(details.number.slice(0, 12));
+    }
+    const attempts = JSON.stringify(await svc.db.knex('payment_attempts').select('*'));
+    expect(attempts).not.toMatch(/"987"/);
+  });
+
+  it('rejects an invalid card before any attempt is recorded', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    await expect(pay(checkoutId, token, { ...card('approved'), number: '4242424242424241' })).rejects.toMatchObject({ code: Code.InvalidArgument });
+    await expect(pay(checkoutId, token, { ...card('approved'), expYear: 2020 })).rejects.toMatchObject({ code: Code.InvalidArgument });
+    expect((await restOrder(order.id)).attempts).toEqual([]);
+  });
+});
+
+describe('expiry', () => {
+  it('expires an order past expires_at: sweep, order.expired, and no payment after', async () => {
+    const { order, checkoutId, token } = await newOrder(shop.test_secret_key, { expires_at: new Date(Date.now() + 10 * 60_000).toISOString() });
+    expect(new Date(order.expires_at).getTime()).toBeGreaterThan(Date.now() + 9 * 60_000);
+    await svc.db.knex('orders').where({ id: order.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    expect(await svc.core.payments.expireDue(100)).toBeGreaterThanOrEqual(1);
+    expect((await restOrder(order.id)).status).toBe('expired');
+    expect((await eventsOf(order.id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
+    await expect(pay(checkoutId, token, card('approved'))).rejects.toMatchObject({ code: Code.FailedPrecondition });
+  });
+
+  it('rejects expires_at outside 5 minutes to 30 days', async () => {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/v1/orders',
+      headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' },
+      payload: orderBody({ expires_at: new Date(Date.now() + 60_000).toISOString() }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'expires_at_invalid', param: 'expires_at' });
+  });
+});
