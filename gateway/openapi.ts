@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 description of the REST API, served at /v1/openapi.json.
- * test/openapi.spec.ts fails when a /v1 route is missing here or vice versa.
+ * test/openapi.test.ts fails when a /v1 route is missing here or vice versa.
  */
 export function openApiDocument(publicUrl: string): Record<string, unknown> {
   const errorResponse = (description: string) => ({

@@ -139,6 +139,20 @@ describe('authentication', () => {
     expect(await rowCounts(svc.db.knex)).toEqual(before);
   });
 
+  it('judges the key before the body', async () => {
+    const res = await post({ amount: 'x', nonsense: true }, {});
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error.code).toBe('api_key_missing');
+  });
+
+  it('refuses a reference with a lone surrogate instead of storing U+FFFD', async () => {
+    const before = await rowCounts(svc.db.knex);
+    const res = await post(undefined, auth(acme.test_secret_key), '{"amount": 100, "currency": "EUR", "reference": "a\\ud800b"}');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'parameter_invalid_string', param: 'reference' });
+    expect(await rowCounts(svc.db.knex)).toEqual(before);
+  });
+
   it('refuses a publishable key with 403', async () => {
     const res = await post(orderBody(), auth(acme.test_publishable_key));
     expect(res.statusCode).toBe(403);

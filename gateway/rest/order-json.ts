@@ -171,15 +171,15 @@ function requiredInteger(obj: Record<string, unknown>, key: string, param: strin
 }
 
 function requiredString(obj: Record<string, unknown>, key: string, param: string): string {
-  const value = obj[key];
-  if (value === undefined || value === null) throw invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
-  if (typeof value !== 'string') throw invalidParam('parameter_invalid_string', param, `${param} must be a string.`);
+  const value = optionalString(obj, key, param);
+  if (value === undefined) throw invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
   return value;
 }
 
 function optionalString(obj: Record<string, unknown>, key: string, param: string): string | undefined {
   const value = obj[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalidParam('parameter_invalid_string', param, `${param} must be a string.`);
+  // A lone surrogate would be silently replaced by U+FFFD on the way to the core; refuse it here.
+  if (typeof value !== 'string' || !value.isWellFormed()) throw invalidParam('parameter_invalid_string', param, `${param} must be a string of valid Unicode.`);
   return value;
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OrderService } from '../../src/gen/checkout/v1/order_pb.ts';
 import { createOrderRequestFromJson, orderJson } from './order-json.ts';
@@ -22,7 +22,18 @@ const LIST_PARAMS = new Set(['limit', 'starting_after', 'reference']);
 /** Registers /v1/orders: create, retrieve and list, each a call to checkout.v1.OrderService. */
 export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof OrderService>): void {
   app.post('/v1/orders', async (req, reply) => {
-    const request = createOrderRequestFromJson(req.body);
+    let request;
+    try {
+      request = createOrderRequestFromJson(req.body);
+    } catch (err) {
+      // Credentials are judged before the body, as for every other error: a caller without a
+      // valid key learns nothing about our parameters. Only this error path pays the extra call.
+      await orders.getOrder({ id: '' }, { headers: forwardHeaders(req) }).catch((authErr: unknown) => {
+        const code = ConnectError.from(authErr).code;
+        if (code === Code.Unauthenticated || code === Code.PermissionDenied) throw authErr;
+      });
+      throw err;
+    }
     let replayed = false;
     const res = await orders.createOrder(request, {
       headers: forwardHeaders(req),
