@@ -2,12 +2,14 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { createClient, createRouterTransport, type ConnectRouter } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
+import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
 import { RestError, toRestError } from './rest/rest-error.ts';
 import { openApiDocument } from './openapi.ts';
+import { registerCheckoutPages } from './checkout/checkout-pages.ts';
 
 /** Options of {@link buildGateway}. */
 export interface GatewayOptions {
@@ -83,6 +85,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 
   const transport = createRouterTransport(options.routes);
   registerOrderRoutes(app, createClient(OrderService, transport));
+  registerCheckoutPages(app, createClient(CheckoutService, transport));
   registerTestHelperRoutes(app, createClient(TestHelperService, transport));
 
   const document = openApiDocument(options.publicUrl);

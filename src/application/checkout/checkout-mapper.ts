@@ -36,6 +36,7 @@ export function checkoutToProto(view: CheckoutView): Checkout {
     expiresAt: timestampFromDate(view.order.expiresAt),
     receipt: view.receipt ? { ...view.receipt, paidAt: timestampFromDate(view.receipt.paidAt) } : undefined,
     lastFailureMessage: view.lastFailureMessage,
+    lastFailureCode: view.lastFailureCode,
     attemptsRemaining: view.attemptsRemaining,
     returnUrl: view.returnUrl,
     checkoutToken: view.checkoutToken,

@@ -15,6 +15,7 @@ export interface CheckoutView {
   readonly bankTransfer: { iban: string; bic: string; accountHolder: string; reference: string; amount: bigint; currency: string } | undefined;
   readonly receipt: { method: string; cardBrand: string; cardLast4: string; paidAt: Date } | undefined;
   readonly lastFailureMessage: string;
+  readonly lastFailureCode: string;
   readonly attemptsRemaining: number;
   /** return_url with order_id and reference added, or "" when the merchant gave none. */
   readonly returnUrl: string;
@@ -54,6 +55,7 @@ export function checkoutView(order: Order, attempts: readonly PaymentAttempt[], 
       ? { method: succeeded.method, cardBrand: succeeded.cardBrand ?? '', cardLast4: succeeded.cardLast4 ?? '', paidAt: succeeded.updatedAt }
       : undefined,
     lastFailureMessage: order.status === 'failed' && last?.declineCode ? DECLINES[last.declineCode].customerMessage : '',
+    lastFailureCode: order.status === 'failed' && last?.declineCode ? last.declineCode : '',
     attemptsRemaining: Math.max(0, MAX_ATTEMPTS_PER_ORDER - submissions),
     returnUrl,
     checkoutToken: order.checkoutToken,

@@ -1,0 +1,92 @@
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CheckoutService } from '../../src/gen/checkout/v1/checkout_pb.ts';
+import { loadCheckoutAssets, pickEncoding, type CheckoutAssets } from './assets.ts';
+import { messagesFor, negotiateLocale } from './i18n.ts';
+import type { PageContext } from './layout.ts';
+import { renderErrorPage, renderNotFoundPage } from './notice-pages.ts';
+import { renderCheckout } from './render-checkout.ts';
+import { applySecurityHeaders } from './security-headers.ts';
+
+/** Options of {@link registerCheckoutPages}; tests and benchmarks replace the clock or the assets. */
+export interface CheckoutPagesOptions {
+  readonly now?: () => Date;
+  readonly assets?: CheckoutAssets;
+}
+
+/** Checkout ids are the order id's suffix: short base62, so anything else is answered 404 without asking the core. */
+const CHECKOUT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('Content-Type', 'text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Vary', 'Accept-Language')
+    .send(body);
+}
+
+/**
+ * Registers the hosted checkout pages under /c: GET /c/:checkoutId (payment
+ * page, receipt or expired page, from CheckoutService.GetCheckout called
+ * in-process) and GET /c/assets/<hashed name> (the page script and
+ * stylesheet). Every response of the scope, errors and 404s included, is
+ * HTML or an asset with the security headers; the payment calls themselves
+ * go from the browser to the Connect mount.
+ */
+export function registerCheckoutPages(app: FastifyInstance, checkout: Client<typeof CheckoutService>, options: CheckoutPagesOptions = {}): void {
+  const assets = options.assets ?? loadCheckoutAssets();
+  const now = options.now ?? (() => new Date());
+  const urls = { script: assets.script.url, style: assets.style.url };
+
+  const context = (req: FastifyRequest): PageContext => {
+    const locale = negotiateLocale(req.headers['accept-language']);
+    return { locale, messages: messagesFor(locale.language), assets: urls, now: now() };
+  };
+
+  app.register(
+    async (scope) => {
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        applySecurityHeaders(reply);
+        return payload;
+      });
+
+      scope.setErrorHandler(async (err, req, reply) => {
+        const code = ConnectError.from(err).code;
+        req.log.error({ err }, 'checkout page failed');
+        return sendHtml(reply, code === Code.Unavailable || code === Code.DeadlineExceeded ? 503 : 500, renderErrorPage(context(req), req.id));
+      });
+
+      scope.setNotFoundHandler(async (req, reply) => sendHtml(reply, 404, renderNotFoundPage(context(req))));
+
+      scope.get<{ Params: { file: string } }>('/assets/:file', async (req, reply) => {
+        const asset = assets.byName(req.params.file);
+        if (!asset) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
+        const encoding = pickEncoding(req.headers['accept-encoding']);
+        reply
+          .header('Content-Type', asset.contentType)
+          .header('Cache-Control', 'public, max-age=31536000, immutable')
+          .header('Vary', 'Accept-Encoding');
+        if (encoding) reply.header('Content-Encoding', encoding);
+        return reply.send(encoding === 'br' ? asset.brotli : encoding === 'gzip' ? asset.gzip : asset.body);
+      });
+
+      scope.get<{ Params: { checkoutId: string } }>('/:checkoutId', async (req, reply) => {
+        const ctx = context(req);
+        const { checkoutId } = req.params;
+        if (!CHECKOUT_ID.test(checkoutId)) return sendHtml(reply, 404, renderNotFoundPage(ctx));
+        let res;
+        try {
+          res = await checkout.getCheckout({ checkoutId }, { headers: { 'request-id': req.id } });
+        } catch (err) {
+          const code = ConnectError.from(err).code;
+          if (code === Code.NotFound || code === Code.InvalidArgument) return sendHtml(reply, 404, renderNotFoundPage(ctx));
+          throw err;
+        }
+        if (!res.checkout) throw new Error('GetCheckout answered without a checkout');
+        return sendHtml(reply, 200, renderCheckout(res.checkout, ctx));
+      });
+    },
+    { prefix: '/c' },
+  );
+}

@@ -1,0 +1,49 @@
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { PaymentMethod, type Checkout } from '../../src/gen/checkout/v1/checkout_pb.ts';
+import { OrderStatus } from '../../src/gen/checkout/v1/order_pb.ts';
+import { renderBankTransferPanel } from './bank-transfer-panel.ts';
+import { renderCardForm } from './card-form.ts';
+import { renderChallengeDialog } from './challenge-dialog.ts';
+import { formatDateTime, formatMoney } from './format.ts';
+import { html, interpolate } from './html.ts';
+import { attemptsText, fill } from './i18n.ts';
+import { merchantName, renderDocument, type PageContext } from './layout.ts';
+import { renderOrderSummary } from './order-summary.ts';
+import { renderWalletPanel } from './wallet-panel.ts';
+
+/**
+ * The page of an unpaid order: summary, the last failure (status FAILED)
+ * with the attempts left, then one panel per method the merchant switched
+ * on. The card form and wallet need the script; the page carries what the
+ * script needs (checkout id, checkout token, client messages) in data attributes.
+ */
+export function renderPaymentPage(checkout: Checkout, ctx: PageContext): string {
+  const m = ctx.messages;
+  const order = checkout.order;
+  const merchant = merchantName(checkout, ctx);
+  const total = formatMoney(order?.amount ?? 0n, order?.currency ?? '', ctx.locale.locale);
+  const failed = order?.status === OrderStatus.FAILED;
+  // attempts_remaining has no presence in proto3: trust a 0 only after a failure.
+  const exhausted = failed && checkout.attemptsRemaining <= 0;
+  const methods = new Set(checkout.methods);
+  const card = methods.has(PaymentMethod.CARD);
+  const wallet = methods.has(PaymentMethod.WALLET) && checkout.testMode;
+  const bank = methods.has(PaymentMethod.BANK_TRANSFER) ? checkout.bankTransfer : undefined;
+  const interactive = (card || wallet) && !exhausted;
+  const expiresAt = checkout.expiresAt ?? order?.expiresAt;
+  const expiresAtDate = expiresAt && timestampDate(expiresAt);
+
+  const main = html`<main id="checkout" data-checkout-id="${checkout.checkoutId}" data-token="${interactive ? checkout.checkoutToken : ''}" data-messages="${interactive ? JSON.stringify(m.client) : ''}">
+<h1>${fill(m.payMerchant, { merchant })}</h1>
+${renderOrderSummary(order, ctx)}
+${expiresAtDate && html`<p class="muted">${interpolate(m.openUntil, { date: html`<time datetime="${expiresAtDate.toISOString()}" data-local>${formatDateTime(expiresAtDate, ctx.locale.locale)}</time>` })}</p>`}
+${failed && html`<div class="notice error" id="last-failure">${checkout.lastFailureMessage && html`<p>${fill(m.lastFailure, { message: checkout.lastFailureMessage })}</p>`}<p>${exhausted ? m.attemptsNone : attemptsText(ctx.locale.language, checkout.attemptsRemaining)}</p></div>`}
+${interactive && html`<noscript><p class="notice">${m.noScript}</p></noscript>`}
+${card && !exhausted && renderCardForm(ctx, fill(m.pay, { amount: total }))}
+${wallet && !exhausted && renderWalletPanel(ctx)}
+${bank && renderBankTransferPanel(bank, ctx)}
+${!card && !wallet && !bank && html`<p class="notice">${fill(m.noMethods, { merchant })}</p>`}
+${interactive && renderChallengeDialog(ctx, total, merchant)}
+</main>`;
+  return renderDocument(ctx, { title: `${fill(m.payMerchant, { merchant })} – ${order?.reference ?? ''}`, main, testMode: checkout.testMode });
+}
