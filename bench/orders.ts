@@ -1,0 +1,650 @@
+// Load benchmark of POST /v1/orders against a real server process, next to the
+// rate at which Postgres alone commits the same transaction (pgbench).
+//
+//   npm run bench:orders
+//   BENCH_SECONDS=20 BENCH_CONCURRENCY=50 npm run bench:orders
+//
+// Environment (all optional):
+//   BENCH_SECONDS           measured seconds of each phase (default 20)
+//   BENCH_CONCURRENCY       concurrent clients / pgbench connections (default 50)
+//   BENCH_WARMUP_SECONDS    unmeasured load before the service phase (default 3)
+//   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
+//   NATS_URL                (default nats://127.0.0.1:4222)
+//   BENCH_PGBENCH           pgbench binary (default pgbench on PATH)
+//   BENCH_SKIP_PGBENCH=1    only the service phase
+//   BENCH_SERVER_NODE_ARGS  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+//   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
+//   BENCH_VERBOSE=1         print the pgbench script and its variables
+//
+// The load generator speaks HTTP/1.1 over raw keep-alive sockets with
+// pre-built requests: it shares the CPUs with the server, so it stays lean.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { connect as connectNats } from 'nats';
+import type { Knex } from 'knex';
+import { createDatabase } from '../src/adapters/postgres/database.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+const SECONDS = envInt('BENCH_SECONDS', 20);
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 50);
+const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 3);
+const POSTGRES_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
+const PGBENCH = process.env.BENCH_PGBENCH?.trim() || 'pgbench';
+const SKIP_PGBENCH = process.env.BENCH_SKIP_PGBENCH === '1';
+const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
+const VERBOSE = process.env.BENCH_VERBOSE === '1';
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+// ---------------------------------------------------------------- processes
+
+/** Peak (VmHWM) and current (VmRSS) resident set of a process, in bytes. */
+async function memoryOf(pid: number): Promise<{ hwm: number; rss: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
+}
+
+/** CPU seconds (user + system) a process has used. */
+async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** Busy and total CPU seconds of the whole machine. */
+async function machineCpu(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+/**
+ * Samples the CPU time of a changing set of processes every 500 ms; stop()
+ * answers the cores they used over the sampled window.
+ */
+function trackCpu(pids: () => Promise<readonly number[]>): { stop(): Promise<number> } {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let t0 = 0;
+  let t1 = 0;
+  const sample = async () => {
+    const now = performance.now();
+    for (const pid of await pids().catch(() => [])) {
+      const cpu = await cpuSecondsOf(pid).catch(() => undefined);
+      if (cpu === undefined) continue;
+      if (!first.has(pid)) first.set(pid, cpu);
+      last.set(pid, cpu);
+    }
+    if (t0 === 0) t0 = now;
+    t1 = now;
+  };
+  let pending = sample();
+  const timer = setInterval(() => (pending = pending.then(sample)), 500);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pending;
+      await sample();
+      let used = 0;
+      for (const [pid, cpu] of last) used += cpu - first.get(pid)!;
+      return t1 > t0 ? used / ((t1 - t0) / 1000) : 0;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Sandbox {
+  merchant_id: string;
+  test_secret_key: string;
+}
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly sandbox: Sandbox;
+  readonly exited: Promise<number | null>;
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (code !== 0) log(`server exited with ${signal ?? `code ${code}`}`);
+      resolve(code);
+    }),
+  );
+  child.stderr!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[server] ${line}\n`);
+  });
+  let out = '';
+  const sandbox = await new Promise<Sandbox>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const start = out.indexOf('{');
+      if (start < 0) return;
+      try {
+        resolve(JSON.parse(out.slice(start)) as Sandbox);
+      } catch {
+        // the JSON is not complete yet
+      }
+    });
+    void exited.then((code) => reject(new Error(`server exited with code ${code} before printing the sandbox; stdout: ${out}`)));
+    setTimeout(() => reject(new Error(`no sandbox printed within 30 s; stdout: ${out}`)), 30_000).unref();
+  });
+  return { child, pid: child.pid!, sandbox, exited };
+}
+
+async function waitHealthy(port: number, exited: Promise<number | null>): Promise<void> {
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !dead) {
+    // No keep-alive here: an idle connection left open would hold up the server's graceful shutdown.
+    const status = await new Promise<number>((resolve) => {
+      http
+        .get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', () => resolve(0));
+    });
+    if (status === 200) return;
+    await sleep(50);
+  }
+  throw new Error(dead ? 'server exited during start' : 'server did not become healthy within 30 s');
+}
+
+async function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
+  await server.exited;
+  clearTimeout(timer);
+}
+
+// ------------------------------------------------------------ load generator
+
+interface LoadResult {
+  ok: number;
+  errors: number;
+  /** Latencies of successful requests, ms. */
+  latencies: Float64Array;
+  elapsedS: number;
+  /** A few error descriptions, for the report. */
+  samples: string[];
+}
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n');
+
+/**
+ * Runs `concurrency` closed-loop clients for `seconds`, each on one keep-alive
+ * socket, each request with a fresh Idempotency-Key.
+ */
+async function runLoad(opts: { port: number; apiKey: string; concurrency: number; seconds: number; keyPrefix: string }): Promise<LoadResult> {
+  const body = Buffer.from(
+    JSON.stringify({
+      amount: 2500,
+      currency: 'EUR',
+      reference: 'INV-1001',
+      line_items: [
+        { name: 'Green tea', amount: 1500 },
+        { name: 'Teapot', amount: 1000 },
+      ],
+      return_url: 'https://shop.example/thanks',
+    }),
+  );
+  const head =
+    `POST /v1/orders HTTP/1.1\r\nHost: 127.0.0.1:${opts.port}\r\nAuthorization: Bearer ${opts.apiKey}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nIdempotency-Key: `;
+  let counter = 0;
+  const request = () => Buffer.concat([Buffer.from(`${head}${opts.keyPrefix}${(counter++).toString(36)}\r\n\r\n`, 'latin1'), body]);
+
+  let latencies = new Float64Array(1 << 16);
+  let ok = 0;
+  let errors = 0;
+  const samples: string[] = [];
+  const noteError = (what: string) => {
+    errors += 1;
+    if (samples.length < 5) samples.push(what);
+  };
+  const record = (ms: number) => {
+    if (ok === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[ok++] = ms;
+  };
+
+  const started = performance.now();
+  const endAt = started + opts.seconds * 1000;
+
+  const client = () =>
+    new Promise<void>((resolve) => {
+      let socket: net.Socket;
+      let buffer: Buffer = Buffer.alloc(0);
+      let sentAt = 0;
+      let inFlight = false;
+
+      const send = () => {
+        if (performance.now() >= endAt) {
+          socket.destroy();
+          resolve();
+          return;
+        }
+        inFlight = true;
+        sentAt = performance.now();
+        socket.write(request());
+      };
+      const open = () => {
+        buffer = Buffer.alloc(0);
+        socket = net.connect({ port: opts.port, host: '127.0.0.1', noDelay: true });
+        socket.on('connect', send);
+        socket.on('data', onData);
+        socket.on('error', (err) => {
+          if (inFlight) noteError(`socket: ${err.message}`);
+          inFlight = false;
+        });
+        socket.on('close', () => {
+          if (performance.now() >= endAt) return resolve();
+          if (inFlight) noteError('socket closed mid-request');
+          inFlight = false;
+          setTimeout(open, 10);
+        });
+      };
+      const onData = (chunk: Buffer) => {
+        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+        for (;;) {
+          const headerEnd = buffer.indexOf(CRLF2);
+          if (headerEnd < 0) return;
+          const headers = buffer.toString('latin1', 0, headerEnd);
+          let total: number;
+          const length = /\r\ncontent-length:\s*(\d+)/i.exec(headers);
+          if (length) {
+            total = headerEnd + 4 + Number(length[1]);
+            if (buffer.length < total) return;
+          } else if (/\r\ntransfer-encoding:\s*chunked/i.test(headers)) {
+            const end = buffer.indexOf(CHUNKED_END, headerEnd + 2);
+            if (end < 0) return;
+            total = end + CHUNKED_END.length;
+          } else {
+            total = headerEnd + 4;
+          }
+          const status = Number(headers.slice(9, 12));
+          const latency = performance.now() - sentAt;
+          inFlight = false;
+          if (status === 201) record(latency);
+          else noteError(`HTTP ${status}: ${buffer.toString('utf8', headerEnd + 4, Math.min(total, headerEnd + 304))}`);
+          buffer = buffer.subarray(total);
+          if (/\r\nconnection:\s*close/i.test(headers)) {
+            socket.destroy();
+            return;
+          }
+          send();
+        }
+      };
+      open();
+    });
+
+  await Promise.all(Array.from({ length: opts.concurrency }, client));
+  return { ok, errors, latencies: latencies.subarray(0, ok), elapsedS: (performance.now() - started) / 1000, samples };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+// ------------------------------------------------------------------- pgbench
+
+/** A pgbench script and the variables (-D) it reads. */
+interface PgbenchScript {
+  readonly text: string;
+  readonly vars: Record<string, string>;
+}
+
+/**
+ * The create transaction of PostgresUnitOfWork (BEGIN; INSERT idempotency_keys
+ * ... ON CONFLICT DO NOTHING RETURNING key; INSERT orders; INSERT events;
+ * COMMIT) as a pgbench script. The column lists and values are those of a row
+ * the service just wrote, read back from the live schema, so the script keeps
+ * matching the service as migrations add columns: ids and other unique text
+ * columns get random values, timestamps now(), everything else is sent as a
+ * parameter with the service's own value.
+ */
+async function pgbenchScript(knex: Knex, merchantId: string): Promise<PgbenchScript> {
+  const vars: Record<string, string> = {};
+  // Ids shared by the three statements, and columns the service leaves to their default.
+  const fixed: Record<string, Record<string, string>> = {
+    idempotency_keys: { key: "'idem_' || :r::text", resource_id: "'ord_' || :r::text" },
+    orders: { id: "'ord_' || :r::text" },
+    events: { id: "'evt_' || :r::text", order_id: "'ord_' || :r::text", published_at: 'NULL' },
+  };
+  const insert = async (table: string): Promise<string> => {
+    const columns = (
+      (await knex.raw(
+        `SELECT c.column_name AS name, c.data_type AS type,
+                EXISTS (SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                        WHERE i.indrelid = ?::regclass AND i.indisunique AND a.attname = c.column_name) AS is_unique
+           FROM information_schema.columns c
+          WHERE c.table_schema = current_schema() AND c.table_name = ?
+          ORDER BY c.ordinal_position`,
+        [table, table],
+      )) as { rows: { name: string; type: string; is_unique: boolean }[] }
+    ).rows;
+    const sample = ((await knex.raw(`SELECT to_jsonb(t) AS row FROM ?? t LIMIT 1`, [table])) as { rows: { row: Record<string, unknown> }[] }).rows[0]?.row;
+    if (!sample) throw new Error(`no ${table} row to model the pgbench script on`);
+    const names: string[] = [];
+    const values: string[] = [];
+    for (const column of columns) {
+      const value = sample[column.name];
+      names.push(column.name);
+      const sql = fixed[table]?.[column.name];
+      if (sql) values.push(sql);
+      else if (value === null || value === undefined) values.push('NULL');
+      else if (column.type.startsWith('timestamp')) values.push('now()');
+      else if (column.name === 'merchant_id') values.push(':merchant_id');
+      else if (column.is_unique && column.type === 'text') values.push(`'${column.name}_' || :r::text`);
+      else {
+        const v = `${table}_${column.name}`;
+        vars[v] = typeof value === 'string' ? value : JSON.stringify(value);
+        values.push(`:${v}`);
+      }
+    }
+    return `INSERT INTO ${table} (${names.join(', ')}) VALUES (${values.join(', ')})`;
+  };
+  vars.merchant_id = merchantId;
+  const text = [
+    String.raw`\set r random(1000000000000000000, 9223372036854775806)`,
+    'BEGIN;',
+    `${await insert('idempotency_keys')} ON CONFLICT (merchant_id, livemode, key) DO NOTHING RETURNING key;`,
+    `${await insert('orders')};`,
+    `${await insert('events')};`,
+    'COMMIT;',
+    '',
+  ].join('\n');
+  return { text, vars };
+}
+
+interface PgbenchResult {
+  tps: number;
+  latencyMs: number;
+  /** Percentiles of the per-transaction log (pgbench -l), ms. */
+  p50: number;
+  p95: number;
+  p99: number;
+  transactions: number;
+  failed: number;
+}
+
+async function runPgbench(dbName: string, script: PgbenchScript, onStart: (pid: number) => void): Promise<PgbenchResult> {
+  const url = new URL(POSTGRES_URL);
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-orders-'));
+  const file = path.join(dir, 'create-order.sql');
+  await writeFile(file, script.text);
+  const args = [
+    '-n', // no vacuum of pgbench_* tables
+    '-l', '--log-prefix', path.join(dir, 'tx'), // per-transaction latencies, for percentiles
+    '-M', 'prepared',
+    '-c', String(CONCURRENCY),
+    '-j', '2',
+    '-T', String(SECONDS),
+    '-f', file,
+    '-h', url.hostname,
+    '-p', url.port || '5432',
+    '-U', decodeURIComponent(url.username || 'postgres'),
+    ...Object.entries(script.vars).flatMap(([k, v]) => ['-D', `${k}=${v}`]),
+    dbName,
+  ];
+  try {
+    const child = spawn(PGBENCH, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) } });
+    if (child.pid) onStart(child.pid);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', resolve);
+    });
+    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
+    if (code !== 0 || !tps) throw new Error(`pgbench failed (exit ${code}):\n${out}\n${err}`);
+    const latencies: number[] = [];
+    for (const name of await readdir(dir)) {
+      if (!name.startsWith('tx.')) continue;
+      for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+        const us = Number(line.split(' ')[2]);
+        if (line && Number.isFinite(us)) latencies.push(us / 1000);
+      }
+    }
+    const sorted = Float64Array.from(latencies).sort();
+    return {
+      p50: percentile(sorted, 50),
+      p95: percentile(sorted, 95),
+      p99: percentile(sorted, 99),
+      tps: Number(tps[1]),
+      latencyMs: Number(/latency average = ([\d.]+) ms/.exec(out)?.[1] ?? Number.NaN),
+      transactions: Number(/number of transactions actually processed: (\d+)/.exec(out)?.[1] ?? 0),
+      failed: Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------- main
+
+const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+
+async function main(): Promise<void> {
+  const id = randomBytes(5).toString('hex');
+  const dbName = `checkout_bench_${id}`;
+  const dbUrl = `${POSTGRES_URL}/${dbName}`;
+  const natsStream = `BENCH_ORDERS_${id}`;
+  const admin = createDatabase({ url: `${POSTGRES_URL}/postgres`, poolMax: 1 });
+  let server: Server | undefined;
+  let dbCreated = false;
+  try {
+    await admin.raw('CREATE DATABASE ??', [dbName]);
+    dbCreated = true;
+    const port = await freePort();
+    log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${CONCURRENCY} clients, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s`);
+    server = await startServer({
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NATS_URL,
+      NATS_STREAM: natsStream,
+      NATS_SUBJECT_PREFIX: `bench.${id}`,
+      LOG_LEVEL: 'warn',
+    });
+    await waitHealthy(port, server.exited);
+    const idleRss = (await memoryOf(server.pid)).rss;
+    const backendPids = async () =>
+      ((await admin.raw('SELECT pid FROM pg_stat_activity WHERE datname = ?', [dbName])) as { rows: { pid: number }[] }).rows.map((r) => r.pid);
+    const load = { port, apiKey: server.sandbox.test_secret_key, concurrency: CONCURRENCY };
+
+    if (WARMUP_SECONDS > 0) {
+      const warm = await runLoad({ ...load, seconds: WARMUP_SECONDS, keyPrefix: `warm-${id}-` });
+      log(`warm-up: ${warm.ok} orders, ${warm.errors} errors`);
+    }
+
+    const serverCpu0 = await cpuSecondsOf(server.pid);
+    const clientCpu0 = process.cpuUsage();
+    const machine0 = await machineCpu();
+    const pgTracker = trackCpu(backendPids);
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      memoryOf(server!.pid).then(
+        (m) => (peakRss = Math.max(peakRss, m.rss)),
+        () => undefined,
+      );
+    }, 250);
+    const result = await runLoad({ ...load, seconds: SECONDS, keyPrefix: `bench-${id}-` });
+    clearInterval(sampler);
+    const pgCores = await pgTracker.stop();
+    const serverCpu = (await cpuSecondsOf(server.pid)) - serverCpu0;
+    const clientCpuUs = process.cpuUsage(clientCpu0);
+    const clientCpu = (clientCpuUs.user + clientCpuUs.system) / 1e6;
+    const machine1 = await machineCpu();
+    const memory = await memoryOf(server.pid);
+    peakRss = Math.max(peakRss, memory.rss);
+
+    // The rows the service wrote model the pgbench transaction.
+    const knex = createDatabase({ url: dbUrl, poolMax: 1 });
+    let script: PgbenchScript;
+    let counts: Record<string, number>;
+    try {
+      script = await pgbenchScript(knex, server.sandbox.merchant_id);
+      const count = async (table: string) => Number((await knex(table).count<{ n: string }[]>('* as n'))[0]!.n);
+      counts = { orders: await count('orders'), events: await count('events'), idempotency_keys: await count('idempotency_keys') };
+    } finally {
+      await knex.destroy();
+    }
+    await stopServer(server);
+
+    const sorted = Float64Array.from(result.latencies).sort();
+    const ordersPerS = result.ok / result.elapsedS;
+    const p50 = percentile(sorted, 50);
+    const p95 = percentile(sorted, 95);
+    const p99 = percentile(sorted, 99);
+    const max = sorted.length ? sorted[sorted.length - 1]! : Number.NaN;
+    const machineCores = (machine1.busy - machine0.busy) / result.elapsedS;
+
+    log(`service phase done: ${counts.orders} orders / ${counts.events} events / ${counts.idempotency_keys} keys in the database`);
+    let pg: (PgbenchResult & { pgCores: number; pgbenchCores: number; machineCores: number }) | undefined;
+    if (!SKIP_PGBENCH) {
+      log(`pgbench: -c ${CONCURRENCY} -j 2 -T ${SECONDS} -M prepared`);
+      if (VERBOSE) log(`pgbench script:\n${script.text}variables: ${JSON.stringify(script.vars)}`);
+      const m0 = await machineCpu();
+      const tracker = trackCpu(backendPids);
+      let pgbenchPid = 0;
+      const pgbenchTracker = trackCpu(async () => (pgbenchPid ? [pgbenchPid] : []));
+      const t0 = performance.now();
+      const r = await runPgbench(dbName, script, (pid) => (pgbenchPid = pid));
+      const m1 = await machineCpu();
+      pg = {
+        ...r,
+        pgCores: await tracker.stop(),
+        pgbenchCores: await pgbenchTracker.stop(),
+        machineCores: (m1.busy - m0.busy) / ((performance.now() - t0) / 1000),
+      };
+    }
+
+    const otherService = Math.max(0, machineCores - serverCpu / result.elapsedS - pgCores - clientCpu / result.elapsedS);
+    const lines = [
+      `POST /v1/orders  ${CONCURRENCY} clients, ${result.elapsedS.toFixed(1)} s`,
+      `  orders/s        ${ordersPerS.toFixed(0)}  (${result.ok} created)`,
+      `  latency ms      p50 ${p50.toFixed(1)}  p95 ${p95.toFixed(1)}  p99 ${p99.toFixed(1)}  max ${max.toFixed(1)}`,
+      `  errors          ${result.errors}${result.samples.length ? `  e.g. ${result.samples[0]}` : ''}`,
+      `  server RSS      peak ${mib(Math.max(memory.hwm, peakRss))} MiB (VmHWM), ${mib(idleRss)} MiB idle before load, ${mib(memory.rss)} MiB at end`,
+      `  CPU per order   server ${((1000 * serverCpu) / result.elapsedS / ordersPerS).toFixed(2)} ms, postgres backends ${((1000 * pgCores) / ordersPerS).toFixed(2)} ms`,
+      `  CPU (cores)     server ${(serverCpu / result.elapsedS).toFixed(2)}, postgres backends ${pgCores.toFixed(2)}, load generator ${(clientCpu / result.elapsedS).toFixed(2)}, whole machine ${machineCores.toFixed(2)} of ${cpus().length} (other processes ${otherService.toFixed(2)})`,
+    ];
+    if (pg) {
+      lines.push(
+        `Postgres alone (pgbench, same transaction)  ${CONCURRENCY} connections`,
+        `  tps             ${pg.tps.toFixed(0)}  (${pg.failed} failed)`,
+        `  latency ms      p50 ${pg.p50.toFixed(1)}  p95 ${pg.p95.toFixed(1)}  p99 ${pg.p99.toFixed(1)}  (avg ${pg.latencyMs.toFixed(1)})`,
+        `  CPU per tx      postgres backends ${((1000 * pg.pgCores) / pg.tps).toFixed(2)} ms`,
+        `  CPU (cores)     postgres backends ${pg.pgCores.toFixed(2)}, pgbench ${pg.pgbenchCores.toFixed(2)}, whole machine ${pg.machineCores.toFixed(2)} of ${cpus().length} (other processes ${Math.max(0, pg.machineCores - pg.pgCores - pg.pgbenchCores).toFixed(2)})`,
+        `service / Postgres  ${((100 * ordersPerS) / pg.tps).toFixed(1)}%  (target >= 50%, p99 < 50 ms: ${
+          ordersPerS >= pg.tps / 2 && p99 < 50 ? 'met' : 'MISSED'
+        })`,
+      );
+    }
+    const otherPg = pg ? Math.max(0, pg.machineCores - pg.pgCores - pg.pgbenchCores) : 0;
+    if (Math.max(otherService, otherPg) > 0.25) {
+      lines.push(`NOTE: other processes used ${otherService.toFixed(2)} / ${otherPg.toFixed(2)} cores during the service / pgbench phase; the figures are skewed by them.`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        seconds: SECONDS,
+        concurrency: CONCURRENCY,
+        orders_per_s: Math.round(ordersPerS),
+        ok: result.ok,
+        errors: result.errors,
+        p50_ms: +p50.toFixed(2),
+        p95_ms: +p95.toFixed(2),
+        p99_ms: +p99.toFixed(2),
+        max_ms: +max.toFixed(2),
+        server_peak_rss_mib: +mib(Math.max(memory.hwm, peakRss)),
+        server_cpu_cores: +(serverCpu / result.elapsedS).toFixed(2),
+        client_cpu_cores: +(clientCpu / result.elapsedS).toFixed(2),
+        machine_cpu_cores: +machineCores.toFixed(2),
+        pg_backend_cpu_cores: +pgCores.toFixed(2),
+        server_idle_rss_mib: +mib(idleRss),
+        pg_tps: pg ? Math.round(pg.tps) : null,
+        pg_p50_ms: pg ? +pg.p50.toFixed(2) : null,
+        pg_p99_ms: pg ? +pg.p99.toFixed(2) : null,
+        ratio: pg ? +(ordersPerS / pg.tps).toFixed(3) : null,
+        pgbench_backend_cpu_cores: pg ? +pg.pgCores.toFixed(2) : null,
+        pgbench_machine_cpu_cores: pg ? +pg.machineCores.toFixed(2) : null,
+        pgbench_client_cpu_cores: pg ? +pg.pgbenchCores.toFixed(2) : null,
+      })}\n`,
+    );
+  } finally {
+    if (server) await stopServer(server).catch((err) => log(`stopping server: ${err}`));
+    if (dbCreated && !KEEP_DB) {
+      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [dbName]).catch((err) => log(`dropping ${dbName}: ${err}`));
+    } else if (dbCreated) {
+      log(`kept database ${dbUrl}`);
+    }
+    await admin.destroy();
+    try {
+      const nc = await connectNats({ servers: NATS_URL, timeout: 3000 });
+      try {
+        const jsm = await nc.jetstreamManager();
+        await jsm.streams.delete(natsStream).catch((err) => {
+          if (!/stream not found/i.test(String(err))) throw err;
+        });
+      } finally {
+        await nc.close();
+      }
+    } catch (err) {
+      log(`deleting NATS stream ${natsStream}: ${err}`);
+    }
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench/orders: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
