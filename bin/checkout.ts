@@ -5,13 +5,17 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { createCore } from '../src/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
-import { ensureDatabase, redactUrl, startService, StartupError } from '../gateway/server.ts';
+import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError } from '../gateway/server.ts';
 
 const USAGE = `Usage:
   checkout serve                                   start the service (migrates first)
+  checkout dispatch                                run only the webhook dispatcher (serve runs one too
+                                                   unless RUN_DISPATCHER=false)
   checkout migrate                                 run database migrations
   checkout sandbox create --name NAME [--settlement-currency EUR]
                                                    create a sandbox merchant and print its keys (shown once)
+  checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
+                                                   forward your test events to a local URL, signed
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_URL, CHECKOUT_URL (see README.md).`;
 
@@ -27,6 +31,16 @@ async function main(argv: string[]): Promise<number> {
       }
       const stop = async () => {
         await service.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return -1;
+    }
+    case 'dispatch': {
+      const dispatcher = await startDispatcherOnly(config(), (line) => process.stdout.write(`${line}\n`));
+      const stop = async () => {
+        await dispatcher.close();
         process.exit(0);
       };
       process.once('SIGINT', stop);
@@ -64,6 +78,11 @@ async function main(argv: string[]): Promise<number> {
         await knex.destroy();
       }
       return 0;
+    }
+    case 'listen': {
+      // Merchant-side: talks to a running service over its API, needs no database settings.
+      const { runListen } = await import('../sdk/cli/listen.ts');
+      return runListen(argv.slice(1));
     }
     case undefined:
     case 'help':

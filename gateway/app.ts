@@ -4,6 +4,8 @@ import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
+import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
+import { registerWebhookRoutes } from './rest/webhooks.ts';
 import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
@@ -53,8 +55,6 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     routerOptions: { ignoreTrailingSlash: true },
   });
 
-  // The REST API speaks JSON only; the Connect mount registers its own parsers in its own scope.
-  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id);
@@ -84,9 +84,26 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   });
 
   const transport = createRouterTransport(options.routes);
-  registerOrderRoutes(app, createClient(OrderService, transport));
   registerCheckoutPages(app, createClient(CheckoutService, transport));
-  registerTestHelperRoutes(app, createClient(TestHelperService, transport));
+  // The REST API in a scope of its own: JSON bodies only, and an action without parameters
+  // (POST …/simulate_transfer, …/redeliver) may send an empty JSON body. The Connect mount
+  // registers its own parsers in its own scope.
+  await app.register(async (rest) => {
+    rest.addHook('onRequest', async (req) => {
+      const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+      if (hasBody && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+        throw new RestError(415, 'invalid_request_error', 'unsupported_media_type', 'Send request bodies as JSON with "Content-Type: application/json".');
+      }
+    });
+    const defaultJson = rest.getDefaultJsonParser('error', 'error');
+    rest.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      if (body === '') return done(null, undefined);
+      defaultJson(req, body as string, done);
+    });
+    registerOrderRoutes(rest, createClient(OrderService, transport));
+    registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
+    registerWebhookRoutes(rest, createClient(WebhookEndpointService, transport), createClient(EventService, transport));
+  });
 
   const document = openApiDocument(options.publicUrl);
   app.get('/v1/openapi.json', async () => document);

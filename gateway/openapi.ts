@@ -14,6 +14,21 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
     '403': errorResponse('A publishable key was sent where a secret key is needed.'),
     '503': errorResponse('The database is unreachable; retry (with the same Idempotency-Key).'),
   };
+  const ok = (description: string, schema: string) => ({
+    description,
+    headers: { 'Request-Id': { $ref: '#/components/headers/RequestId' } },
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+  });
+  const list = (schema: string) => ({
+    description: 'A list: {object: "list", url, has_more, data}.',
+    content: {
+      'application/json': {
+        schema: { type: 'object', properties: { object: { const: 'list' }, url: { type: 'string' }, has_more: { type: 'boolean' }, data: { type: 'array', items: { $ref: `#/components/schemas/${schema}` } } } },
+      },
+    },
+  });
+  const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+  const notFound = errorResponse('No such resource for this key (also for other merchants\' and the other mode\'s ids).');
   return {
     openapi: '3.1.0',
     info: {
@@ -117,6 +132,73 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/v1/webhook_endpoints': {
+        post: {
+          operationId: 'createWebhookEndpoint',
+          summary: 'Register a webhook endpoint; the response carries its signing secret, once',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateWebhookEndpoint' } } } },
+          responses: { '201': ok('The endpoint with its secret.', 'WebhookEndpointWithSecret'), ...commonErrors },
+        },
+        get: { operationId: 'listWebhookEndpoints', summary: 'List webhook endpoints', responses: { '200': list('WebhookEndpoint'), ...commonErrors } },
+      },
+      '/v1/webhook_endpoints/{id}': {
+        get: { operationId: 'retrieveWebhookEndpoint', summary: 'Retrieve a webhook endpoint', parameters: [idParam], responses: { '200': ok('The endpoint.', 'WebhookEndpoint'), ...commonErrors, '404': notFound } },
+        patch: {
+          operationId: 'updateWebhookEndpoint',
+          summary: 'Change the URL, the events, the description or the disabled flag',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateWebhookEndpoint' } } } },
+          responses: { '200': ok('The endpoint.', 'WebhookEndpoint'), ...commonErrors, '404': notFound },
+        },
+        delete: { operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint; its queued deliveries stop', parameters: [idParam], responses: { '200': { description: '{id, object, deleted: true}' }, ...commonErrors, '404': notFound } },
+      },
+      '/v1/webhook_endpoints/{id}/rotate_secret': {
+        post: {
+          operationId: 'rotateWebhookSecret',
+          summary: 'Issue a new secret; the old one keeps signing for overlap_seconds (default 86400, at most 7 days)',
+          parameters: [idParam],
+          requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { overlap_seconds: { type: 'integer', minimum: 1, maximum: 604800 } } } } } },
+          responses: { '200': ok('The endpoint with its new secret and old_secret_expires_at.', 'WebhookEndpointWithSecret'), ...commonErrors, '404': notFound },
+        },
+      },
+      '/v1/webhook_endpoints/{id}/replay': {
+        post: {
+          operationId: 'replayEvents',
+          summary: 'Queue every event since a time for redelivery to this endpoint',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['since'], additionalProperties: false, properties: { since: { type: 'string', format: 'date-time' } } } } } },
+          responses: { '200': { description: '{object: "replay", endpoint_id, queued}' }, ...commonErrors, '404': notFound },
+        },
+      },
+      '/v1/events': {
+        get: {
+          operationId: 'listEvents',
+          summary: 'List events, newest first',
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+            { name: 'starting_after', in: 'query', schema: { type: 'string' } },
+            { name: 'type', in: 'query', schema: { type: 'string' } },
+            { name: 'order_id', in: 'query', schema: { type: 'string' } },
+            { name: 'reference', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: { '200': list('Event'), ...commonErrors },
+        },
+      },
+      '/v1/events/{id}': {
+        get: { operationId: 'retrieveEvent', summary: 'Retrieve an event', parameters: [idParam], responses: { '200': ok('The event.', 'Event'), ...commonErrors, '404': notFound } },
+      },
+      '/v1/events/{id}/deliveries': {
+        get: { operationId: 'listDeliveryAttempts', summary: 'Every delivery attempt of an event, oldest first', parameters: [idParam], responses: { '200': list('DeliveryAttempt'), ...commonErrors, '404': notFound } },
+      },
+      '/v1/events/{id}/redeliver': {
+        post: {
+          operationId: 'redeliverEvent',
+          summary: 'Send an event again, to one endpoint or every subscribed one',
+          parameters: [idParam],
+          requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { endpoint_id: { type: 'string' } } } } } },
+          responses: { '200': { description: '{object: "redelivery", event_id, queued}' }, ...commonErrors, '404': notFound },
+        },
+      },
       '/v1/openapi.json': {
         get: {
           operationId: 'openApi',
@@ -193,6 +275,67 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             created: { type: 'string', format: 'date-time' },
             expires_at: { type: 'string', format: 'date-time' },
             livemode: { type: 'boolean' },
+          },
+        },
+        CreateWebhookEndpoint: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: {
+            url: { type: 'string', format: 'uri', description: 'https in live mode, never a private or loopback address there; test mode may use http://localhost.' },
+            enabled_events: { type: 'array', items: { type: 'string' }, description: 'Event types, or ["*"] (the default) for all.' },
+            description: { type: 'string', maxLength: 500 },
+          },
+        },
+        UpdateWebhookEndpoint: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { url: { type: 'string', format: 'uri' }, enabled_events: { type: 'array', items: { type: 'string' } }, description: { type: 'string' }, disabled: { type: 'boolean' } },
+        },
+        WebhookEndpoint: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', pattern: '^we_' },
+            object: { const: 'webhook_endpoint' },
+            url: { type: ['string', 'null'] },
+            enabled_events: { type: 'array', items: { type: 'string' } },
+            description: { type: 'string' },
+            status: { type: 'string', enum: ['enabled', 'disabled'] },
+            disabled_reason: { type: ['string', 'null'], enum: ['by_merchant', 'no_url', 'failing', null] },
+            is_default: { type: 'boolean' },
+            livemode: { type: 'boolean' },
+            created: { type: 'string', format: 'date-time' },
+          },
+        },
+        WebhookEndpointWithSecret: {
+          allOf: [{ $ref: '#/components/schemas/WebhookEndpoint' }, { type: 'object', properties: { secret: { type: 'string', pattern: '^whsec_' }, old_secret_expires_at: { type: ['string', 'null'], format: 'date-time' } } }],
+        },
+        Event: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', pattern: '^evt_' },
+            object: { const: 'event' },
+            type: { type: 'string' },
+            created: { type: 'string', format: 'date-time' },
+            livemode: { type: 'boolean' },
+            order_id: { type: 'string' },
+            reference: { type: 'string' },
+            sequence: { type: 'integer', description: 'Per-order sequence number.' },
+            data: { type: 'object' },
+          },
+        },
+        DeliveryAttempt: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            object: { const: 'delivery_attempt' },
+            event_id: { type: 'string' },
+            endpoint_id: { type: 'string' },
+            attempted_at: { type: 'string', format: 'date-time' },
+            status_code: { type: ['integer', 'null'] },
+            error: { type: ['string', 'null'] },
+            duration_ms: { type: 'integer' },
+            response_excerpt: { type: 'string', description: 'First 512 bytes of the response body.' },
           },
         },
         Error: {

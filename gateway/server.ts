@@ -10,6 +10,12 @@ import { PostgresOutboxReader } from '../src/adapters/postgres/postgres-event-ou
 import { connectNats, ensureStream } from '../src/adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../src/adapters/nats/jetstream-event-publisher.ts';
 import { createOutboxRelay, type OutboxRelay } from '../src/application/relay-outbox.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../src/application/webhooks/webhook-dispatcher.ts';
+import { JetStreamEventSubscription, NatsEventFeed } from '../src/adapters/nats/jetstream-event-subscription.ts';
+import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
+import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { RETRY_WINDOW_MS } from '../src/domain/webhook/retry-schedule.ts';
+import { systemClock } from '../src/adapters/system/system-clock.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { buildGateway } from './app.ts';
 import { listenH1AndH2c } from './listen.ts';
@@ -84,11 +90,13 @@ export async function startService(config: Config): Promise<RunningService> {
 
   // The core reports internal errors to the gateway's logger, which exists only once the gateway is built.
   const logRef: { app?: FastifyInstance } = {};
+  let nc: NatsConnection | undefined;
   const core = createCore({
     knex,
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
+    eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
   });
   const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
 
@@ -106,8 +114,8 @@ export async function startService(config: Config): Promise<RunningService> {
   const log = app.log;
 
   // Events: the relay starts once NATS answers; until then orders are accepted and events wait in the outbox.
-  let nc: NatsConnection | undefined;
   let relay: OutboxRelay | undefined;
+  let dispatcher: WebhookDispatcher | undefined;
   let closed = false;
   const natsReady = (async () => {
     const firstTry = connectNats(config.natsUrl, 'checkout-relay');
@@ -129,6 +137,10 @@ export async function startService(config: Config): Promise<RunningService> {
     });
     relay.start();
     log.info(`Publishing events to JetStream stream ${config.natsStream} on ${config.natsUrl}`);
+    if (config.runDispatcher) {
+      dispatcher = createDispatcher(knex, nc, config, (err) => log.warn({ err }, 'webhook dispatcher'));
+      await dispatcher.start();
+    }
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
 
   // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout.
@@ -157,8 +169,49 @@ export async function startService(config: Config): Promise<RunningService> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();
       await relay?.stop();
+      await dispatcher?.stop();
       if (nc) await nc.drain().catch(() => undefined);
       void natsReady;
+      await knex.destroy();
+    },
+  };
+}
+
+/** Builds the webhook dispatcher over the durable consumer "webhook-dispatcher". */
+export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, onError: (err: unknown) => void): WebhookDispatcher {
+  const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
+  return createWebhookDispatcher({
+    subscription: new JetStreamEventSubscription(nc, stream, 'webhook-dispatcher'),
+    queue: new PostgresWebhookDeliveryQueue(knex),
+    sender: new NodeHttpWebhookSender(),
+    clock: systemClock,
+    policy: { baseMs: config.webhookRetryBaseMs, capMs: config.webhookRetryCapMs, windowMs: RETRY_WINDOW_MS },
+    concurrency: 128,
+    perEndpoint: 8,
+    timeoutMs: config.webhookTimeoutMs,
+    pollMs: 250,
+    onError,
+  });
+}
+
+/**
+ * Runs only the webhook dispatcher (`checkout dispatch`), for deployments
+ * that scale it apart from the gateway.
+ */
+export async function startDispatcherOnly(config: Config, log: (line: string) => void): Promise<{ close(): Promise<void> }> {
+  await ensureDatabase(config.databaseUrl);
+  const knex = createDatabase({ url: config.databaseUrl });
+  await migrateLatest(knex);
+  const nc = await connectNats(config.natsUrl, 'checkout-dispatcher');
+  const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
+  await ensureStream(nc, stream);
+  const dispatcher = createDispatcher(knex, nc, config, (err) => log(`webhook dispatcher: ${(err as Error).message}`));
+  await dispatcher.start();
+  log(`Dispatching webhooks from JetStream stream ${config.natsStream}`);
+  return {
+    async close() {
+      await dispatcher.stop();
+      await nc.drain().catch(() => undefined);
       await knex.destroy();
     },
   };

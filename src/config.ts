@@ -18,6 +18,13 @@ export interface Config {
   readonly natsSubjectPrefix: string;
   /** Log level of the gateway (pino): fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
+  /** Whether `serve` also runs the webhook dispatcher (run it apart with `checkout dispatch`). */
+  readonly runDispatcher: boolean;
+  /** How long a webhook endpoint may take to answer. */
+  readonly webhookTimeoutMs: number;
+  /** First webhook retry delay; later ones double up to webhookRetryCapMs. */
+  readonly webhookRetryBaseMs: number;
+  readonly webhookRetryCapMs: number;
 }
 
 /** A configuration value that cannot be used; the message says which and why. */
@@ -44,6 +51,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsStream: name(env, 'NATS_STREAM', 'CHECKOUT_EVENTS', /^[A-Za-z0-9_-]{1,64}$/),
     natsSubjectPrefix: name(env, 'NATS_SUBJECT_PREFIX', 'checkout.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
     logLevel: name(env, 'LOG_LEVEL', 'info', /^[a-z]+$/, LOG_LEVELS),
+    runDispatcher: name(env, 'RUN_DISPATCHER', 'true', /^(true|false)$/) === 'true',
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+    webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
   };
 }
 

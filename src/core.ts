@@ -3,6 +3,15 @@ import type { Knex } from 'knex';
 import { OrderService } from './gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from './gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from './gen/checkout/v1/test_helpers_pb.ts';
+import { EventService, WebhookEndpointService } from './gen/checkout/v1/webhook_pb.ts';
+import { createEventService } from './application/webhooks/event-service.ts';
+import { createWebhookEndpointService } from './application/webhooks/webhook-endpoint-service.ts';
+import { PostgresEventLog } from './adapters/postgres/postgres-event-log.ts';
+import { PostgresWebhookDeliveryQueue } from './adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { PostgresWebhookEndpointRepository } from './adapters/postgres/postgres-webhook-endpoint-repository.ts';
+import { isForbiddenAddress } from './adapters/http/address-policy.ts';
+import { ServiceUnavailableError } from './ports/errors.ts';
+import type { EventFeed } from './ports/event-subscription.port.ts';
 import { createAuthenticate } from './application/authenticate.ts';
 import { createCreateOrder } from './application/create-order.ts';
 import { createCreateSandbox, type CreateSandboxUseCase } from './application/create-sandbox.ts';
@@ -31,7 +40,15 @@ export interface CoreOptions {
   readonly onInternalError: (err: unknown) => void;
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
+  /** Live tail of events for `checkout listen`; without it ListenEvents answers unavailable. */
+  readonly eventFeed?: EventFeed;
 }
+
+const NO_FEED: EventFeed = {
+  tail: async () => {
+    throw new ServiceUnavailableError('The event feed is not connected (NATS unreachable).');
+  },
+};
 
 /** The core, wired: Connect routes for the gateway, and the operator's use cases. */
 export interface Core {
@@ -41,6 +58,8 @@ export interface Core {
   readonly merchants: PostgresMerchantRepository;
   /** The payment engine, for housekeeping (expiry) run by the host process. */
   readonly payments: PaymentEngine;
+  /** The webhook delivery queue, which the dispatcher drains. */
+  readonly webhookQueue: PostgresWebhookDeliveryQueue;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -72,14 +91,29 @@ export function createCore(options: CoreOptions): Core {
   });
   const checkoutService = createCheckoutService({ engine: payments, clock, onInternalError });
   const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, onInternalError });
+  const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
+  const endpoints = new PostgresWebhookEndpointRepository(options.knex);
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, isForbiddenAddress, onInternalError });
+  const eventService = createEventService({
+    authenticate,
+    events: new PostgresEventLog(options.knex),
+    queue: webhookQueue,
+    endpoints,
+    feed: options.eventFeed ?? NO_FEED,
+    clock,
+    onInternalError,
+  });
   return {
     routes: (router) => {
       router.service(OrderService, orderService);
       router.service(CheckoutService, checkoutService);
       router.service(TestHelperService, testHelperService);
+      router.service(WebhookEndpointService, endpointService);
+      router.service(EventService, eventService);
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     merchants,
     payments,
+    webhookQueue,
   };
 }

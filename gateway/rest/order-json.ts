@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { timestampDate, timestampFromDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import {
   CreateOrderRequestSchema,
   OrderStatus,
@@ -8,6 +8,7 @@ import {
   type PaymentAttempt,
 } from '../../src/gen/checkout/v1/order_pb.ts';
 import { invalidParam } from './rest-error.ts';
+import { jsonObject, optionalString, optionalTimestamp, rejectUnknown, requiredInteger, requiredString } from './json-body.ts';
 
 /** An order as the REST API shows it: snake_case, amounts as JSON integers. */
 export interface OrderJson {
@@ -130,56 +131,4 @@ export function createOrderRequestFromJson(body: unknown): CreateOrderRequest {
     returnUrl: optionalString(obj, 'return_url', 'return_url'),
     expiresAt: optionalTimestamp(obj, 'expires_at'),
   });
-}
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-function optionalTimestamp(obj: Record<string, unknown>, key: string): Timestamp | undefined {
-  const value = optionalString(obj, key, key);
-  if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (!ISO_8601.test(value) || Number.isNaN(date.getTime())) {
-    throw invalidParam('parameter_invalid_timestamp', key, `${key} must be an ISO 8601 date-time with a time zone, e.g. "2030-01-31T12:00:00Z".`);
-  }
-  return timestampFromDate(date);
-}
-
-function jsonObject(value: unknown, param: string, message: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidParam('parameter_invalid_object', param, message);
-  return value as Record<string, unknown>;
-}
-
-function rejectUnknown(obj: Record<string, unknown>, allowed: ReadonlySet<string>, prefix: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.has(key)) {
-      const param = prefix ? `${prefix}[${key}]` : key;
-      throw invalidParam('parameter_unknown', param, `Received unknown parameter: ${param}. Known parameters: ${[...allowed].join(', ')}.`);
-    }
-  }
-}
-
-function requiredInteger(obj: Record<string, unknown>, key: string, param: string): bigint {
-  const value = obj[key];
-  if (value === undefined || value === null) throw invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw invalidParam('parameter_invalid_integer', param, `${param} must be an integer in minor units (e.g. 1050 for 10.50 EUR), not ${JSON.stringify(value)}.`);
-  }
-  if (!Number.isSafeInteger(value)) {
-    throw invalidParam('amount_too_large', param, `${param} is above 2^53-1 and cannot be represented exactly in JSON.`);
-  }
-  return BigInt(value);
-}
-
-function requiredString(obj: Record<string, unknown>, key: string, param: string): string {
-  const value = optionalString(obj, key, param);
-  if (value === undefined) throw invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
-  return value;
-}
-
-function optionalString(obj: Record<string, unknown>, key: string, param: string): string | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  // A lone surrogate would be silently replaced by U+FFFD on the way to the core; refuse it here.
-  if (typeof value !== 'string' || !value.isWellFormed()) throw invalidParam('parameter_invalid_string', param, `${param} must be a string of valid Unicode.`);
-  return value;
 }

@@ -3,7 +3,8 @@ import type { DomainEvent, EventType } from '../../domain/event/domain-event.ts'
 import type { EventOutbox, OutboxBatch, OutboxReader } from '../../ports/event-outbox.port.ts';
 import { translateErrors } from './database.ts';
 
-interface EventRow {
+/** The events table's row. */
+export interface EventRow {
   id: string;
   merchant_id: string;
   livemode: boolean;
@@ -16,7 +17,8 @@ interface EventRow {
   published_at: Date | null;
 }
 
-function rowToEvent(row: EventRow): DomainEvent {
+/** Maps an events row to the domain event. */
+export function rowToEvent(row: EventRow): DomainEvent {
   return {
     id: row.id,
     type: row.type as EventType,

@@ -73,9 +73,23 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
             created_at: merchant.createdAt,
           })),
         );
-        await trx('webhook_secrets').insert(
-          webhookSecrets.map((s) => ({ merchant_id: merchant.id, livemode: s.livemode, secret: s.secret, created_at: merchant.createdAt })),
-        );
+        // Each issued webhook secret belongs to a default endpoint, which waits for the merchant's URL.
+        for (const s of webhookSecrets) {
+          const endpointId = `we_default_${merchant.id.slice(4)}_${s.livemode ? 'live' : 'test'}`;
+          await trx('webhook_endpoints').insert({
+            id: endpointId,
+            merchant_id: merchant.id,
+            livemode: s.livemode,
+            url: null,
+            enabled_events: ['*'],
+            description: 'Default endpoint (holds the webhook secret issued with the sandbox)',
+            disabled_reason: 'no_url',
+            is_default: true,
+            created_at: merchant.createdAt,
+            updated_at: merchant.createdAt,
+          });
+          await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpointId, secret: s.secret, created_at: merchant.createdAt });
+        }
         return true;
       }),
     );

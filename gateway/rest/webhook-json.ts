@@ -1,0 +1,52 @@
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import type { DeliveryAttempt, Event, WebhookEndpoint } from '../../src/gen/checkout/v1/webhook_pb.ts';
+
+function iso(ts: Timestamp | undefined): string | null {
+  return ts ? timestampDate(ts).toISOString() : null;
+}
+
+/** A webhook endpoint as the REST API shows it. */
+export function endpointJson(endpoint: WebhookEndpoint): Record<string, unknown> {
+  return {
+    id: endpoint.id,
+    object: 'webhook_endpoint',
+    url: endpoint.url || null,
+    enabled_events: endpoint.enabledEvents,
+    description: endpoint.description,
+    status: endpoint.disabled ? 'disabled' : 'enabled',
+    disabled_reason: endpoint.disabledReason || null,
+    is_default: endpoint.isDefault,
+    livemode: endpoint.livemode,
+    created: iso(endpoint.created),
+  };
+}
+
+/** An event as the REST API shows it: the webhook envelope plus its order context. */
+export function eventJson(event: Event): Record<string, unknown> {
+  return {
+    id: event.id,
+    object: 'event',
+    type: event.type,
+    created: iso(event.created),
+    livemode: event.livemode,
+    order_id: event.orderId,
+    reference: event.reference,
+    sequence: event.sequence,
+    data: event.data ?? {},
+  };
+}
+
+/** A delivery attempt as the REST API shows it. */
+export function deliveryAttemptJson(attempt: DeliveryAttempt): Record<string, unknown> {
+  return {
+    id: attempt.id,
+    object: 'delivery_attempt',
+    event_id: attempt.eventId,
+    endpoint_id: attempt.endpointId,
+    attempted_at: iso(attempt.attemptedAt),
+    status_code: attempt.statusCode || null,
+    error: attempt.error || null,
+    duration_ms: attempt.durationMs,
+    response_excerpt: attempt.responseExcerpt,
+  };
+}

@@ -1,0 +1,114 @@
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  GetEventResponseSchema,
+  ListDeliveryAttemptsResponseSchema,
+  ListEventsResponseSchema,
+  ListenEventsResponseSchema,
+  RedeliverEventResponseSchema,
+  type EventService,
+  type ListenEventsResponse,
+} from '../../gen/checkout/v1/webhook_pb.ts';
+import type { DomainEvent } from '../../domain/event/domain-event.ts';
+import type { Caller, Scope } from '../../domain/merchant/caller.ts';
+import { DomainError, invalid } from '../../domain/shared/domain-error.ts';
+import { webhookBody } from '../../domain/webhook/webhook-body.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { EventLog } from '../../ports/event-log.port.ts';
+import type { EventFeed } from '../../ports/event-subscription.port.ts';
+import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
+import type { WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
+import type { Authenticate } from '../authenticate.ts';
+import { toConnectError } from '../connect-errors.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../list-orders.ts';
+import { attemptToProto, eventToProto } from './webhook-mapper.ts';
+
+/** What the event service runs on. */
+export interface EventServiceDeps {
+  readonly authenticate: Authenticate;
+  readonly events: EventLog;
+  readonly queue: WebhookDeliveryQueue;
+  readonly endpoints: WebhookEndpointRepository;
+  readonly feed: EventFeed;
+  readonly clock: Clock;
+  readonly onInternalError: (err: unknown) => void;
+}
+
+/** Implements checkout.v1.EventService: the event log, its deliveries, redelivery and the live tail. */
+export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof EventService> {
+  const caller = (ctx: HandlerContext): Promise<Caller> => deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
+  const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(await caller(ctx));
+    } catch (err) {
+      throw toConnectError(err, deps.onInternalError);
+    }
+  };
+  const found = async (scope: Scope, id: string) => {
+    const event = await deps.events.findById(scope, id);
+    if (!event) throw new DomainError('event.not_found', `No such event: "${id}".`, 'id');
+    return event;
+  };
+
+  return {
+    listEvents: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        const limit = req.limit === 0 ? DEFAULT_LIST_LIMIT : req.limit;
+        if (limit < 1 || limit > MAX_LIST_LIMIT) throw invalid('list.limit_invalid', 'limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`);
+        const page = await deps.events.list(scope, { limit, startingAfter: req.startingAfter, type: req.type, orderId: req.orderId, reference: req.reference });
+        return create(ListEventsResponseSchema, { events: page.events.map(eventToProto), hasMore: page.hasMore });
+      }),
+    getEvent: (req, ctx) => guard(ctx, async (scope) => create(GetEventResponseSchema, { event: eventToProto(await found(scope, req.id)) })),
+    listDeliveryAttempts: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        await found(scope, req.eventId);
+        return create(ListDeliveryAttemptsResponseSchema, { attempts: (await deps.queue.listAttempts(scope, req.eventId)).map(attemptToProto) });
+      }),
+    redeliverEvent: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        await found(scope, req.eventId);
+        if (req.endpointId && !(await deps.endpoints.findById(scope, req.endpointId))) {
+          throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.endpointId}".`, 'endpoint_id');
+        }
+        const queued = await deps.queue.requeueEvent(scope, req.eventId, req.endpointId || undefined, deps.clock.now());
+        return create(RedeliverEventResponseSchema, { queued });
+      }),
+    async *listenEvents(_req, ctx): AsyncGenerator<ListenEventsResponse> {
+      let scope: Caller;
+      let secret: string;
+      const buffered: DomainEvent[] = [];
+      let notify: (() => void) | undefined;
+      let tail: { close(): void };
+      try {
+        scope = await caller(ctx);
+        if (scope.livemode) throw new DomainError('listen.live_mode', 'checkout listen works with test keys only (sk_test_…).');
+        const endpoint = await deps.endpoints.findDefault(scope);
+        secret = (endpoint ? await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now()) : [])[0] ?? '';
+        tail = await deps.feed.tail(scope, (event) => {
+          buffered.push(event);
+          notify?.();
+        });
+      } catch (err) {
+        throw toConnectError(err, deps.onInternalError);
+      }
+      try {
+        yield create(ListenEventsResponseSchema, { signingSecret: secret });
+        while (!ctx.signal.aborted) {
+          const event = buffered.shift();
+          if (event) {
+            yield create(ListenEventsResponseSchema, { body: webhookBody(event), eventId: event.id, type: event.type });
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            notify = resolve;
+            ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+            setTimeout(resolve, 15_000); // a heartbeat-free stream still rechecks the signal
+          });
+          notify = undefined;
+        }
+      } finally {
+        tail.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { webhookBody } from '../../domain/webhook/webhook-body.ts';
+import { retryDelayMs, type RetryPolicy } from '../../domain/webhook/retry-schedule.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { Consumption, EventSubscription } from '../../ports/event-subscription.port.ts';
+import type { ClaimedDelivery, WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
+import type { WebhookSender } from '../../ports/webhook-sender.port.ts';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+
+/** Options of {@link createWebhookDispatcher}. */
+export interface WebhookDispatcherOptions {
+  readonly subscription: EventSubscription;
+  readonly queue: WebhookDeliveryQueue;
+  readonly sender: WebhookSender;
+  readonly clock: Clock;
+  readonly policy: RetryPolicy;
+  /** Deliveries in flight at once, over all endpoints. */
+  readonly concurrency: number;
+  /** Deliveries in flight at once to one endpoint, so one slow endpoint cannot take every slot. */
+  readonly perEndpoint: number;
+  readonly timeoutMs: number;
+  /** Longest sleep when nothing is due (a new event wakes the loop at once). */
+  readonly pollMs: number;
+  readonly random?: () => number;
+  readonly onError: (err: unknown) => void;
+}
+
+/** The webhook dispatcher: JetStream in, Postgres queue, signed HTTP out. */
+export interface WebhookDispatcher {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Deliveries settled since start (for benchmarks and tests). */
+  readonly stats: { delivered: number; failedAttempts: number };
+}
+
+/**
+ * Creates the dispatcher. Each event from the durable consumer is fanned out
+ * into one queued delivery per subscribed endpoint (idempotent, then acked);
+ * a sender loop leases due deliveries, signs and POSTs them, and records
+ * each attempt with its retry time. A lease that is never settled (process
+ * killed) falls due again, so a delivery can repeat but never vanish.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const random = options.random ?? Math.random;
+  const inflight = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  const stats = { delivered: 0, failedAttempts: 0 };
+  let total = 0;
+  let active = false;
+  let consumption: Consumption | undefined;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  let pendingWake = false;
+
+  const nudge = () => {
+    pendingWake = true;
+    wake?.();
+  };
+
+  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    const now = options.clock.now();
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const response = await options.sender.send({
+      url: delivery.url,
+      body: delivery.body,
+      livemode: delivery.livemode,
+      timeoutMs: options.timeoutMs,
+      headers: {
+        [SIGNATURE_HEADER]: signatureHeader(delivery.secrets, timestamp, delivery.body),
+        'Checkout-Event-Id': delivery.eventId,
+        'User-Agent': 'HostedCheckout-Webhooks/1.0',
+      },
+    });
+    const attemptedAt = options.clock.now();
+    const succeeded = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+    let nextAttemptAt: Date | null = null;
+    if (!succeeded) {
+      const next = attemptedAt.getTime() + retryDelayMs(options.policy, delivery.attemptCount + 1, random());
+      if (next - delivery.createdAt.getTime() <= options.policy.windowMs) nextAttemptAt = new Date(next);
+    }
+    await options.queue.recordAttempt(delivery, {
+      attemptedAt,
+      statusCode: response.statusCode,
+      error: response.error,
+      durationMs: response.durationMs,
+      responseExcerpt: response.excerpt,
+      succeeded,
+      nextAttemptAt,
+      disableIfFailingSince: new Date(attemptedAt.getTime() - options.policy.windowMs),
+    });
+    if (succeeded) stats.delivered += 1;
+    else stats.failedAttempts += 1;
+  }
+
+  function launch(delivery: ClaimedDelivery): void {
+    total += 1;
+    inflight.set(delivery.endpointId, (inflight.get(delivery.endpointId) ?? 0) + 1);
+    const task = deliver(delivery)
+      .catch(options.onError) // the lease expires and the delivery falls due again
+      .finally(() => {
+        total -= 1;
+        const left = (inflight.get(delivery.endpointId) ?? 1) - 1;
+        if (left === 0) inflight.delete(delivery.endpointId);
+        else inflight.set(delivery.endpointId, left);
+        running.delete(task);
+        nudge();
+      });
+    running.add(task);
+  }
+
+  async function sleep(ms: number): Promise<void> {
+    if (pendingWake) {
+      pendingWake = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = undefined;
+    pendingWake = false;
+  }
+
+  async function senderLoop(): Promise<void> {
+    let failures = 0;
+    while (active) {
+      try {
+        const busy = [...inflight].filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+        const claimed = await options.queue.claimDue({
+          limit: options.concurrency - total,
+          perEndpoint: options.perEndpoint,
+          excludeEndpoints: busy,
+          leaseMs: options.timeoutMs + 30_000,
+          now: options.clock.now(),
+        });
+        failures = 0;
+        for (const delivery of claimed) launch(delivery);
+        if (claimed.length === 0 || total >= options.concurrency) {
+          const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt();
+          const untilDue = due ? Math.max(0, due.getTime() - options.clock.now().getTime()) : options.pollMs;
+          await sleep(Math.min(options.pollMs, untilDue));
+        }
+      } catch (err) {
+        failures += 1;
+        options.onError(err);
+        await sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)));
+      }
+    }
+  }
+
+  return {
+    stats,
+    async start() {
+      if (active) return;
+      active = true;
+      loop = senderLoop();
+      consumption = await options.subscription.consume(async (event) => {
+        const queued = await options.queue.enqueue(event, webhookBody(event), options.clock.now());
+        if (queued > 0) nudge();
+      }, options.onError);
+    },
+    async stop() {
+      active = false;
+      await consumption?.stop();
+      nudge();
+      await loop;
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  CreateWebhookEndpointResponseSchema,
+  DeleteWebhookEndpointResponseSchema,
+  GetWebhookEndpointResponseSchema,
+  ListWebhookEndpointsResponseSchema,
+  ReplayEventsResponseSchema,
+  RotateWebhookSecretResponseSchema,
+  UpdateWebhookEndpointResponseSchema,
+  type WebhookEndpointService,
+} from '../../gen/checkout/v1/webhook_pb.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import { DomainError, invalid } from '../../domain/shared/domain-error.ts';
+import { parseText } from '../../domain/shared/text.ts';
+import { ENDPOINT_ID_PREFIX, parseEnabledEvents, parseEndpointUrl, type WebhookEndpoint } from '../../domain/webhook/webhook-endpoint.entity.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
+import type { EndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
+import type { Authenticate } from '../authenticate.ts';
+import { toConnectError } from '../connect-errors.ts';
+import { endpointToProto } from './webhook-mapper.ts';
+
+/** Default and longest overlap during which a rotated-out secret still signs. */
+export const DEFAULT_ROTATION_OVERLAP_S = 24 * 3600;
+export const MAX_ROTATION_OVERLAP_S = 7 * 24 * 3600;
+
+/** What the endpoint service runs on. */
+export interface WebhookEndpointServiceDeps {
+  readonly authenticate: Authenticate;
+  readonly endpoints: WebhookEndpointRepository;
+  readonly queue: WebhookDeliveryQueue;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  /** The address policy for live endpoints (an adapter's knowledge of IP ranges). */
+  readonly isForbiddenAddress: (host: string) => boolean;
+  readonly onInternalError: (err: unknown) => void;
+}
+
+/** Implements checkout.v1.WebhookEndpointService: endpoint CRUD, secret rotation, bulk replay. */
+export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
+  const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret'));
+    } catch (err) {
+      throw toConnectError(err, deps.onInternalError);
+    }
+  };
+  const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
+    const endpoint = await deps.endpoints.findById(scope, id);
+    if (!endpoint) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
+    return endpoint;
+  };
+  const description = (text: string) => (text === '' ? '' : parseText(text, 'description', 'request.parameter_invalid', 500));
+
+  return {
+    createWebhookEndpoint: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        if (req.url === '') throw invalid('request.parameter_missing', 'url', 'url is required.');
+        const endpoint: WebhookEndpoint = {
+          id: deps.ids.newId(ENDPOINT_ID_PREFIX),
+          merchantId: scope.merchantId,
+          livemode: scope.livemode,
+          url: parseEndpointUrl(req.url, scope.livemode, deps.isForbiddenAddress),
+          enabledEvents: parseEnabledEvents(req.enabledEvents.length ? req.enabledEvents : ['*']),
+          description: description(req.description),
+          disabledReason: null,
+          isDefault: false,
+          createdAt: deps.clock.now(),
+        };
+        const secret = deps.ids.newSecret('whsec_');
+        await deps.endpoints.insert(endpoint, secret);
+        return create(CreateWebhookEndpointResponseSchema, { endpoint: endpointToProto(endpoint), secret });
+      }),
+    getWebhookEndpoint: (req, ctx) => guard(ctx, async (scope) => create(GetWebhookEndpointResponseSchema, { endpoint: endpointToProto(await found(scope, req.id)) })),
+    listWebhookEndpoints: (_req, ctx) =>
+      guard(ctx, async (scope) => create(ListWebhookEndpointsResponseSchema, { endpoints: (await deps.endpoints.list(scope)).map(endpointToProto) })),
+    updateWebhookEndpoint: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        const current = await found(scope, req.id);
+        const changes: {
+          -readonly [K in keyof EndpointChanges]: EndpointChanges[K];
+        } = {};
+        if (req.url !== undefined) changes.url = parseEndpointUrl(req.url, scope.livemode, deps.isForbiddenAddress);
+        if (req.updateEvents) changes.enabledEvents = parseEnabledEvents(req.enabledEvents);
+        if (req.description !== undefined) changes.description = description(req.description);
+        if (req.disabled === true) changes.disabledReason = 'by_merchant';
+        else if (req.disabled === false || (current.disabledReason === 'no_url' && changes.url !== undefined)) changes.disabledReason = null;
+        if (changes.disabledReason === null && (changes.url ?? current.url) === null) changes.disabledReason = 'no_url';
+        const updated = await deps.endpoints.update(scope, req.id, changes);
+        if (!updated) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
+        return create(UpdateWebhookEndpointResponseSchema, { endpoint: endpointToProto(updated) });
+      }),
+    deleteWebhookEndpoint: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        if (!(await deps.endpoints.delete(scope, req.id))) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
+        return create(DeleteWebhookEndpointResponseSchema, { id: req.id });
+      }),
+    rotateWebhookSecret: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        const endpoint = await found(scope, req.id);
+        const overlap = req.overlapSeconds === 0 ? DEFAULT_ROTATION_OVERLAP_S : req.overlapSeconds;
+        if (overlap < 0 || overlap > MAX_ROTATION_OVERLAP_S) {
+          throw invalid('webhook.overlap_invalid', 'overlap_seconds', `overlap_seconds must be from 1 to ${MAX_ROTATION_OVERLAP_S} (7 days).`);
+        }
+        const now = deps.clock.now();
+        const retireAt = new Date(now.getTime() + overlap * 1000);
+        const secret = deps.ids.newSecret('whsec_');
+        await deps.endpoints.rotateSecret(endpoint.id, secret, retireAt, now);
+        return create(RotateWebhookSecretResponseSchema, { endpoint: endpointToProto(endpoint), secret, oldSecretExpiresAt: timestampFromDate(retireAt) });
+      }),
+    replayEvents: (req, ctx) =>
+      guard(ctx, async (scope) => {
+        const endpoint = await found(scope, req.endpointId);
+        if (!req.since) throw invalid('request.parameter_missing', 'since', 'since is required: the time from which events are replayed.');
+        const queued = await deps.queue.replaySince(scope, endpoint.id, timestampDate(req.since), deps.clock.now());
+        return create(ReplayEventsResponseSchema, { queued });
+      }),
+  };
+}

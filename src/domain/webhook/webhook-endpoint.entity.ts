@@ -1,0 +1,87 @@
+import { DomainError, invalid } from '../shared/domain-error.ts';
+
+/** Every event type a webhook endpoint can subscribe to. The spec's six plus those we add. */
+export const WEBHOOK_EVENT_TYPES = [
+  'order.created',
+  'order.paid',
+  'order.failed',
+  'order.expired',
+  'order.refunded',
+  'order.disputed',
+  'payout.settled',
+  'subscription.charged',
+] as const;
+
+/** Why an endpoint receives nothing. */
+export type DisabledReason = 'by_merchant' | 'no_url' | 'failing';
+
+/** Where a merchant's events are delivered. */
+export interface WebhookEndpoint {
+  /** "we_" + opaque suffix. */
+  readonly id: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  /** Null for a sandbox's default endpoint until the merchant sets one. */
+  readonly url: string | null;
+  /** Event types, or ["*"] for all. */
+  readonly enabledEvents: readonly string[];
+  readonly description: string;
+  readonly disabledReason: DisabledReason | null;
+  readonly isDefault: boolean;
+  readonly createdAt: Date;
+}
+
+/** Prefix of endpoint ids. */
+export const ENDPOINT_ID_PREFIX = 'we_';
+
+/** True when the endpoint wants events of this type. */
+export function subscribes(endpoint: Pick<WebhookEndpoint, 'enabledEvents'>, type: string): boolean {
+  return endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type);
+}
+
+/**
+ * Validates a subscription list: "*" alone, or known event types.
+ * @throws DomainError webhook.events_invalid
+ */
+export function parseEnabledEvents(events: readonly string[]): string[] {
+  if (events.length === 0) throw invalid('webhook.events_invalid', 'enabled_events', 'enabled_events needs at least one event type, or "*" for all.');
+  const unique = [...new Set(events)];
+  if (unique.includes('*')) {
+    if (unique.length > 1) throw invalid('webhook.events_invalid', 'enabled_events', '"*" already means every event; send it alone.');
+    return ['*'];
+  }
+  for (const type of unique) {
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+      throw invalid('webhook.events_invalid', 'enabled_events', `Unknown event type "${type}". Known: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    }
+  }
+  return unique;
+}
+
+const PRIVATE_HOSTNAMES = /^(localhost|.*\.localhost|.*\.local|.*\.internal|metadata\.google\.internal)$/i;
+
+/**
+ * Validates an endpoint URL. Live endpoints must be https and may not name
+ * a local host or a literal private address; where a name resolves to is
+ * checked again on every delivery, on the address actually connected.
+ * @throws DomainError webhook.url_invalid
+ */
+export function parseEndpointUrl(raw: string, livemode: boolean, isForbiddenAddress: (host: string) => boolean): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid('webhook.url_invalid', 'url', 'url must be an absolute URL, e.g. "https://shop.example/webhooks".');
+  }
+  if (raw.length > 2048 || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+    throw invalid('webhook.url_invalid', 'url', 'url must be an http(s) URL of at most 2048 characters, without credentials.');
+  }
+  if (livemode) {
+    if (url.protocol !== 'https:') throw invalid('webhook.url_invalid', 'url', 'Live-mode endpoints must use https.');
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (PRIVATE_HOSTNAMES.test(host) || isForbiddenAddress(host)) {
+      throw new DomainError('webhook.url_forbidden', 'Live-mode endpoints may not point at loopback, private, link-local or metadata addresses.', 'url');
+    }
+  }
+  return url.toString();
+}

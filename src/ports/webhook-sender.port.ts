@@ -1,0 +1,24 @@
+/** An HTTP POST of a webhook. */
+export interface WebhookRequest {
+  readonly url: string;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Live deliveries may not connect to loopback, private, link-local or metadata addresses. */
+  readonly livemode: boolean;
+  readonly timeoutMs: number;
+}
+
+/** How the POST went. Never throws: failures are described. */
+export interface WebhookResponse {
+  /** null when no HTTP answer came. */
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  /** The first bytes of the response body. */
+  readonly excerpt: string;
+}
+
+/** Sends webhooks over HTTP, following no redirects. */
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<WebhookResponse>;
+}
