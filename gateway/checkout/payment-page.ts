@@ -32,12 +32,14 @@ export function renderPaymentPage(checkout: Checkout, ctx: PageContext): string 
   const interactive = (card || wallet) && !exhausted;
   const expiresAt = checkout.expiresAt ?? order?.expiresAt;
   const expiresAtDate = expiresAt && timestampDate(expiresAt);
+  // The decline in the customer's language, as the script shows it; the core's (English) message for codes the catalogue lacks.
+  const lastFailure = (Object.hasOwn(m.client.decline, checkout.lastFailureCode) && m.client.decline[checkout.lastFailureCode]) || checkout.lastFailureMessage;
 
   const main = html`<main id="checkout" data-checkout-id="${checkout.checkoutId}" data-token="${interactive ? checkout.checkoutToken : ''}" data-messages="${interactive ? JSON.stringify(m.client) : ''}">
 <h1>${fill(m.payMerchant, { merchant })}</h1>
 ${renderOrderSummary(order, ctx)}
 ${expiresAtDate && html`<p class="muted">${interpolate(m.openUntil, { date: html`<time datetime="${expiresAtDate.toISOString()}" data-local>${formatDateTime(expiresAtDate, ctx.locale.locale)}</time>` })}</p>`}
-${failed && html`<div class="notice error" id="last-failure">${checkout.lastFailureMessage && html`<p>${fill(m.lastFailure, { message: checkout.lastFailureMessage })}</p>`}<p>${exhausted ? m.attemptsNone : attemptsText(ctx.locale.language, checkout.attemptsRemaining)}</p></div>`}
+${failed && html`<div class="notice error" id="last-failure">${lastFailure && html`<p>${fill(m.lastFailure, { message: lastFailure })}</p>`}<p>${exhausted ? m.attemptsNone : attemptsText(ctx.locale.language, checkout.attemptsRemaining)}</p></div>`}
 ${interactive && html`<noscript><p class="notice">${m.noScript}</p></noscript>`}
 ${card && !exhausted && renderCardForm(ctx, fill(m.pay, { amount: total }))}
 ${wallet && !exhausted && renderWalletPanel(ctx)}
