@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createClient, createRouterTransport, type ConnectRouter } from '@connectrpc/connect';
+import { createClient, type ConnectRouter } from '@connectrpc/connect';
+import { createInProcessTransport } from './in-process-transport.ts';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
@@ -83,7 +84,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     }
   });
 
-  const transport = createRouterTransport(options.routes);
+  const transport = createInProcessTransport(options.routes);
   registerCheckoutPages(app, createClient(CheckoutService, transport));
   // The REST API in a scope of its own: JSON bodies only, and an action without parameters
   // (POST …/simulate_transfer, …/redeliver) may send an empty JSON body. The Connect mount

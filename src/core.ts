@@ -25,6 +25,7 @@ import { PostgresMerchantRepository } from './adapters/postgres/postgres-merchan
 import { PostgresOrderRepository } from './adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentAttemptRepository } from './adapters/postgres/postgres-payment-attempt-repository.ts';
 import { PostgresUnitOfWork } from './adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresOrderCreationStore } from './adapters/postgres/postgres-order-creation-store.ts';
 import { SimulatedAlphaAcquirer } from './adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 import { SimulatedBetaAcquirer } from './adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
 import { systemClock } from './adapters/system/system-clock.ts';
@@ -84,7 +85,7 @@ export function createCore(options: CoreOptions): Core {
   const onInternalError = options.onInternalError;
   const orderService = createOrderService({
     authenticate,
-    createOrder: createCreateOrder({ uow, ids, clock }),
+    createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, attempts }),
     onInternalError,

@@ -3,54 +3,28 @@ import type { DomainEvent } from '../domain/event/domain-event.ts';
 import type { Caller } from '../domain/merchant/caller.ts';
 import type { Order } from '../domain/order/order.entity.ts';
 import type { ClaimResult, IdempotencyRecord } from '../ports/idempotency-store.port.ts';
-import type { TransactionScope, UnitOfWork } from '../ports/unit-of-work.port.ts';
+import type { OrderCreationStore } from '../ports/order-creation-store.port.ts';
 import { createCreateOrder } from './create-order.ts';
 
-/** An in-memory unit of work: writes land only when the work resolves, like a commit. */
+/** An in-memory creation store: the key map decides, like the unique constraint. */
 function memoryStore() {
   const orders: Order[] = [];
   const events: DomainEvent[] = [];
   const keys = new Map<string, IdempotencyRecord>();
-  const uow: UnitOfWork = {
-    async run(work) {
-      const pending = { orders: [] as Order[], events: [] as DomainEvent[], keys: new Map<string, IdempotencyRecord>() };
-      const tx: TransactionScope = {
-        orders: {
-          insert: async (order) => void pending.orders.push(order),
-          findById: async () => undefined,
-          list: async () => ({ orders: [], hasMore: false }),
-          findForCheckout: async () => undefined,
-          lock: async () => undefined,
-          saveTransition: async () => undefined,
-          lockDueToExpire: async () => [],
-        },
-        attempts: {
-          insert: async () => undefined,
-          recordOutcome: async () => undefined,
-          findBySubmission: async () => [],
-          findById: async () => undefined,
-          listForOrder: async () => [],
-          listForOrders: async () => new Map(),
-        },
-        outbox: { append: async (event) => void pending.events.push(event) },
-        idempotency: {
-          claim: async (record): Promise<ClaimResult> => {
-            const id = `${record.scope.merchantId}/${record.scope.livemode}/${record.key}`;
-            const existing = keys.get(id);
-            if (existing) return { claimed: false, existing };
-            pending.keys.set(id, record);
-            return { claimed: true };
-          },
-        },
-      };
-      const result = await work(tx);
-      orders.push(...pending.orders);
-      events.push(...pending.events);
-      for (const [k, v] of pending.keys) keys.set(k, v);
-      return result;
+  const store: OrderCreationStore = {
+    async create(claim, order, event): Promise<ClaimResult> {
+      if (claim) {
+        const id = `${claim.scope.merchantId}/${claim.scope.livemode}/${claim.key}`;
+        const existing = keys.get(id);
+        if (existing) return { claimed: false, existing };
+        keys.set(id, claim);
+      }
+      orders.push(order);
+      events.push(event);
+      return { claimed: true };
     },
   };
-  return { orders, events, keys, uow };
+  return { orders, events, keys, store };
 }
 
 const caller: Caller = { merchantId: 'mer_1', livemode: false, keyKind: 'secret', checkoutHost: 'https://pay.example' };
@@ -62,7 +36,7 @@ const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
 describe('createOrder use case', () => {
   it('writes the order and its event together', async () => {
     const store = memoryStore();
-    const create = createCreateOrder({ uow: store.uow, ids, clock });
+    const create = createCreateOrder({ store: store.store, ids, clock });
     const { order, replayed } = await create(caller, command, undefined);
     expect(replayed).toBe(false);
     expect(store.orders).toEqual([order]);
@@ -71,7 +45,7 @@ describe('createOrder use case', () => {
 
   it('replays the first order for the same key and request, and refuses the key for another request', async () => {
     const store = memoryStore();
-    const create = createCreateOrder({ uow: store.uow, ids, clock });
+    const create = createCreateOrder({ store: store.store, ids, clock });
     const first = await create(caller, command, 'key-1');
     const again = await create(caller, command, 'key-1');
     expect(again).toEqual({ order: first.order, replayed: true });
@@ -82,7 +56,7 @@ describe('createOrder use case', () => {
 
   it('validates before touching the store', async () => {
     const store = memoryStore();
-    const create = createCreateOrder({ uow: store.uow, ids, clock });
+    const create = createCreateOrder({ store: store.store, ids, clock });
     await expect(create(caller, { ...command, currency: 'EURO' }, 'key-2')).rejects.toMatchObject({ code: 'money.currency_invalid' });
     await expect(create(caller, command, '')).rejects.toMatchObject({ code: 'idempotency.key_invalid' });
     expect(store.keys.size).toBe(0);

@@ -6,7 +6,7 @@ import type { Caller } from '../domain/merchant/caller.ts';
 import { DomainError, invalid } from '../domain/shared/domain-error.ts';
 import type { Clock } from '../ports/clock.port.ts';
 import type { IdGenerator } from '../ports/id-generator.port.ts';
-import type { UnitOfWork } from '../ports/unit-of-work.port.ts';
+import type { OrderCreationStore } from '../ports/order-creation-store.port.ts';
 
 /** Operation name under which idempotency keys of order creation are stored. */
 export const CREATE_ORDER_OPERATION = 'orders.create';
@@ -22,10 +22,10 @@ export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, i
 
 /**
  * Creates the order-creation use case. The idempotency key, the order and its
- * order.created event are written in one transaction; concurrent requests with
- * one key are decided by the key's unique constraint.
+ * order.created event are written atomically; concurrent requests with one key
+ * are decided by the key's unique constraint.
  */
-export function createCreateOrder(deps: { readonly uow: UnitOfWork; readonly ids: IdGenerator; readonly clock: Clock }): CreateOrderUseCase {
+export function createCreateOrder(deps: { readonly store: OrderCreationStore; readonly ids: IdGenerator; readonly clock: Clock }): CreateOrderUseCase {
   return async (caller, rawCommand, idempotencyKey) => {
     const now = deps.clock.now();
     const command = validateCreateOrder(rawCommand, now);
@@ -39,31 +39,21 @@ export function createCreateOrder(deps: { readonly uow: UnitOfWork; readonly ids
       checkoutToken: deps.ids.newSecret(''),
       now,
     });
-    return deps.uow.run(async (tx) => {
-      if (idempotencyKey !== undefined) {
-        const fingerprint = fingerprintOf(command);
-        const claim = await tx.idempotency.claim({
-          scope: caller,
-          key: idempotencyKey,
-          operation: CREATE_ORDER_OPERATION,
-          fingerprint,
-          order,
-        });
-        if (!claim.claimed) {
-          const { existing } = claim;
-          if (existing.operation !== CREATE_ORDER_OPERATION || existing.fingerprint !== fingerprint) {
-            throw new DomainError(
-              'idempotency.key_reused',
-              `Idempotency-Key "${idempotencyKey}" was already used with a different request (${existing.operation}); use a new key for a new request.`,
-            );
-          }
-          return { order: existing.order, replayed: true };
-        }
-      }
-      await tx.orders.insert(order);
-      await tx.outbox.append(event);
-      return { order, replayed: false };
-    });
+    const fingerprint = idempotencyKey === undefined ? '' : fingerprintOf(command);
+    const claim = await deps.store.create(
+      idempotencyKey === undefined ? undefined : { scope: caller, key: idempotencyKey, operation: CREATE_ORDER_OPERATION, fingerprint, order },
+      order,
+      event,
+    );
+    if (claim.claimed) return { order, replayed: false };
+    const { existing } = claim;
+    if (existing.operation !== CREATE_ORDER_OPERATION || existing.fingerprint !== fingerprint) {
+      throw new DomainError(
+        'idempotency.key_reused',
+        `Idempotency-Key "${idempotencyKey}" was already used with a different request (${existing.operation}); use a new key for a new request.`,
+      );
+    }
+    return { order: existing.order, replayed: true };
   };
 }
 

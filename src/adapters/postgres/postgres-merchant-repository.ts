@@ -18,6 +18,9 @@ export function hashCardNumber(number: string): string {
   return createHash('sha256').update(`card:${number}`).digest('hex');
 }
 
+/** How long a resolved API key is trusted without asking the database again. */
+export const KEY_CACHE_MS = 5000;
+
 // Arbitrary constant naming the "first sandbox" advisory lock.
 const FIRST_SANDBOX_LOCK = 0x636b6f31;
 
@@ -119,10 +122,26 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
   }
 
   async revokeKey(keyId: string): Promise<void> {
+    this.#keyCache.clear();
     await translateErrors(() => this.#knex('api_keys').where({ id: keyId }).whereNull('revoked_at').update({ revoked_at: this.#knex.fn.now() }));
   }
 
+  // Resolved keys, kept briefly to spare a query per request. Revoking through this
+  // process clears it at once; another process may accept a revoked key for up to KEY_CACHE_MS.
+  readonly #keyCache = new Map<string, { caller: Caller; until: number }>();
+
   async resolve(apiKey: string): Promise<Caller | undefined> {
+    const hit = this.#keyCache.get(apiKey);
+    if (hit && hit.until > Date.now()) return hit.caller;
+    const caller = await this.#lookUp(apiKey);
+    if (caller) {
+      if (this.#keyCache.size >= 10_000) this.#keyCache.clear();
+      this.#keyCache.set(apiKey, { caller, until: Date.now() + KEY_CACHE_MS });
+    }
+    return caller;
+  }
+
+  async #lookUp(apiKey: string): Promise<Caller | undefined> {
     const row = await translateErrors(() =>
       this.#knex('api_keys as k')
         .join('merchants as m', 'm.id', 'k.merchant_id')
