@@ -8,7 +8,7 @@
  * (axe-core), CSP errors, script errors, alert dialogs and requests leaving 127.0.0.1.
  */
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -17,7 +17,7 @@ import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { loadConfig } from '../src/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+import { MACHINE_NATS_URL, uniqueStream, freePort } from './support/nats-server.ts';
 import { orderBody } from './support/service.ts';
 
 const SHOP = 'E2E Tea Shop';
@@ -42,16 +42,6 @@ const returns: URL[] = [];
 let returnServer: http.Server;
 let returnBase: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   db = await createTestDatabase({ migrate: false });

@@ -4,14 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectNats } from '../src/adapters/nats/jetstream.ts';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
-import { MACHINE_NATS_URL } from './support/nats-server.ts';
+import { MACHINE_NATS_URL, freePort } from './support/nats-server.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../bin/checkout.ts', import.meta.url));
@@ -134,16 +133,6 @@ async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<S
   };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The first-start credentials `serve` prints: the JSON block after the "First start" line. */
 function firstSandboxOf(stdout: string): SandboxCredentials | undefined {

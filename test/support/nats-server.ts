@@ -14,7 +14,8 @@ export function uniqueStream(): { stream: string; subjectPrefix: string; duplica
   return { stream: `TEST_${id}`, subjectPrefix: `test.${id}.events`, duplicateWindowMs: 120_000 };
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

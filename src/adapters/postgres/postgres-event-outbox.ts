@@ -17,6 +17,21 @@ export interface EventRow {
   published_at: Date | null;
 }
 
+/** Maps a domain event to the columns it is inserted with (data as JSON text). */
+export function eventToRow(event: DomainEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    merchant_id: event.merchantId,
+    livemode: event.livemode,
+    type: event.type,
+    order_id: event.orderId,
+    reference: event.reference,
+    sequence: event.sequence,
+    data: JSON.stringify(event.data),
+    created_at: event.createdAt,
+  };
+}
+
 /** Maps an events row to the domain event. */
 export function rowToEvent(row: EventRow): DomainEvent {
   return {
@@ -41,19 +56,7 @@ export class PostgresEventOutbox implements EventOutbox {
   }
 
   async append(event: DomainEvent): Promise<void> {
-    await translateErrors(() =>
-      this.#db('events').insert({
-        id: event.id,
-        merchant_id: event.merchantId,
-        livemode: event.livemode,
-        type: event.type,
-        order_id: event.orderId,
-        reference: event.reference,
-        sequence: event.sequence,
-        data: JSON.stringify(event.data),
-        created_at: event.createdAt,
-      }),
-    );
+    await translateErrors(() => this.#db('events').insert(eventToRow(event)));
   }
 }
 

@@ -6,6 +6,7 @@ import type { ClaimResult, IdempotencyRecord } from '../../ports/idempotency-sto
 import type { OrderCreationStore } from '../../ports/order-creation-store.port.ts';
 import { translateErrors } from './database.ts';
 import { PostgresIdempotencyStore } from './postgres-idempotency-store.ts';
+import { eventToRow } from './postgres-event-outbox.ts';
 import { orderToRow } from './order-row.ts';
 
 // Explicit casts: parameters of INSERT … SELECT are not typed by their target columns.
@@ -81,17 +82,7 @@ export class PostgresOrderCreationStore implements OrderCreationStore {
   async create(claim: IdempotencyRecord | undefined, order: Order, event: DomainEvent): Promise<ClaimResult> {
     const row = orderToRow(order);
     const orderValues: Record<string, unknown> = { ...row, line_items: JSON.stringify(row.line_items) };
-    const eventValues: Record<string, unknown> = {
-      id: event.id,
-      merchant_id: event.merchantId,
-      livemode: event.livemode,
-      type: event.type,
-      order_id: event.orderId,
-      reference: event.reference,
-      sequence: event.sequence,
-      data: JSON.stringify(event.data),
-      created_at: event.createdAt,
-    };
+    const eventValues = eventToRow(event);
     const values = [...ORDER_COLUMNS.map(([c]) => orderValues[c]), ...EVENT_COLUMNS.map(([c]) => eventValues[c])];
     if (claim) {
       const keyValues: Record<string, unknown> = {
