@@ -189,6 +189,7 @@ export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config,
     concurrency: 128,
     perEndpoint: 8,
     timeoutMs: config.webhookTimeoutMs,
+    leaseMs: config.webhookLeaseMs,
     pollMs: 250,
     onError,
   });

@@ -25,6 +25,11 @@ export interface Config {
   /** First webhook retry delay; later ones double up to webhookRetryCapMs. */
   readonly webhookRetryBaseMs: number;
   readonly webhookRetryCapMs: number;
+  /**
+   * How long a dispatcher owns a delivery it took; if it dies mid-delivery the
+   * delivery falls due again after this (must exceed the timeout).
+   */
+  readonly webhookLeaseMs: number;
 }
 
 /** A configuration value that cannot be used; the message says which and why. */
@@ -41,7 +46,7 @@ const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
-  return {
+  const config: Config = {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/checkout', ['postgres:', 'postgresql:']),
     natsUrl: env.NATS_URL?.trim() || 'nats://127.0.0.1:4222',
     port,
@@ -55,7 +60,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
+    webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
   };
+  if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
+    throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);
+  }
+  return config;
 }
 
 function integer(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number, max: number): number {

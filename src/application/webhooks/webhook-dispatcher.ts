@@ -18,6 +18,8 @@ export interface WebhookDispatcherOptions {
   /** Deliveries in flight at once to one endpoint, so one slow endpoint cannot take every slot. */
   readonly perEndpoint: number;
   readonly timeoutMs: number;
+  /** How long a taken delivery stays ours; after it, another dispatcher may take it (a crash never loses it). */
+  readonly leaseMs: number;
   /** Longest sleep when nothing is due (a new event wakes the loop at once). */
   readonly pollMs: number;
   readonly random?: () => number;
@@ -132,7 +134,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           limit: options.concurrency - total,
           perEndpoint: options.perEndpoint,
           excludeEndpoints: busy,
-          leaseMs: options.timeoutMs + 30_000,
+          leaseMs: options.leaseMs,
           now: options.clock.now(),
         });
         failures = 0;
