@@ -1,3 +1,5 @@
+import type { DeclineCode } from '../../src/domain/payment/decline-code.ts';
+
 /** Languages the checkout pages speak. The first is the fallback. */
 export const LANGUAGES = ['en', 'de'] as const;
 
@@ -26,8 +28,8 @@ export interface ClientMessages {
   authenticationCancelled: string;
   attemptsOne: string;
   attemptsOther: string;
-  /** Customer-facing texts of the core's decline codes; others fall back to the core's message. */
-  decline: Readonly<Record<string, string>>;
+  /** Customer-facing texts of every decline code the core sends; a new code fails the typecheck here. */
+  decline: Readonly<Record<DeclineCode, string>>;
 }
 
 /** Every UI string of the checkout pages, in one language. `{name}` marks a placeholder. */
@@ -169,11 +171,14 @@ const en: Messages = {
     attemptsOther: '{count} attempts remaining.',
     decline: {
       insufficient_funds: 'The card has insufficient funds. Try another card.',
+      issuer_unavailable: 'Your bank could not be reached. Please try again.',
       expired_card: 'The card has expired. Try another card.',
-      incorrect_cvc: 'The security code is incorrect.',
+      stolen_card: 'Your card was declined. Try another card.',
+      do_not_honor: 'Your card was declined. Try another card.',
       authentication_failed: 'The payment could not be confirmed with your card issuer.',
-      card_declined: 'Your card was declined. Try another card.',
-      processing_error: 'The payment could not be processed. Try again.',
+      test_card_unknown: "This card is not one of this sandbox's test cards.",
+      test_card_in_live_mode: 'Your card was declined. Use a real card.',
+      processing_unavailable: 'This payment method is not available right now.',
     },
   },
 };
@@ -257,11 +262,14 @@ const de: Messages = {
     attemptsOther: 'Noch {count} Versuche.',
     decline: {
       insufficient_funds: 'Die Karte ist nicht ausreichend gedeckt. Versuchen Sie es mit einer anderen Karte.',
+      issuer_unavailable: 'Ihre Bank war nicht erreichbar. Bitte versuchen Sie es erneut.',
       expired_card: 'Die Karte ist abgelaufen. Versuchen Sie es mit einer anderen Karte.',
-      incorrect_cvc: 'Die Prüfnummer ist falsch.',
+      stolen_card: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
+      do_not_honor: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
       authentication_failed: 'Die Zahlung konnte bei Ihrer Bank nicht bestätigt werden.',
-      card_declined: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
-      processing_error: 'Die Zahlung konnte nicht verarbeitet werden. Bitte versuchen Sie es erneut.',
+      test_card_unknown: 'Diese Karte ist keine Testkarte dieser Sandbox.',
+      test_card_in_live_mode: 'Ihre Karte wurde abgelehnt. Verwenden Sie eine echte Karte.',
+      processing_unavailable: 'Diese Zahlungsart ist derzeit nicht verfügbar.',
     },
   },
 };

@@ -33,7 +33,8 @@ export function renderPaymentPage(checkout: Checkout, ctx: PageContext): string 
   const expiresAt = checkout.expiresAt ?? order?.expiresAt;
   const expiresAtDate = expiresAt && timestampDate(expiresAt);
   // The decline in the customer's language, as the script shows it; the core's (English) message for codes the catalogue lacks.
-  const lastFailure = (Object.hasOwn(m.client.decline, checkout.lastFailureCode) && m.client.decline[checkout.lastFailureCode]) || checkout.lastFailureMessage;
+  const declines: Readonly<Record<string, string>> = m.client.decline;
+  const lastFailure = (Object.hasOwn(declines, checkout.lastFailureCode) && declines[checkout.lastFailureCode]) || checkout.lastFailureMessage;
 
   const main = html`<main id="checkout" data-checkout-id="${checkout.checkoutId}" data-token="${interactive ? checkout.checkoutToken : ''}" data-messages="${interactive ? JSON.stringify(m.client) : ''}">
 <h1>${fill(m.payMerchant, { merchant })}</h1>

@@ -8,7 +8,7 @@ export interface RetryPolicy {
   readonly windowMs: number;
 }
 
-/** Production schedule: 30 s, 1, 2, 4, 8, 16, 32 min, 1, 2, 4 h, then every 6 h until 3 days have passed. */
+/** Production schedule: 30 s, then 1, 2, 4, 8, 16, 32, 64, 128, 256 min, then every 6 h until 3 days have passed (about 21 tries). */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseMs: 30_000, capMs: 6 * 3600_000, windowMs: RETRY_WINDOW_MS };
 
 /**
