@@ -203,7 +203,8 @@ describe('checkout listen', () => {
     ];
     const run = startListen(['--forward-to', receiverUrl, '--api-base', stubUrl, '--api-key', TEST_KEY]);
     const output = () => run.stdout() + run.stderr();
-    await waitFor(() => received.length === 2, 20_000, 'both events, across a reconnect', output);
+    // The CLI prints an event's line once the local answer is back, a moment after the receiver saw it.
+    await waitFor(() => received.length === 2 && eventLines(run.stdout()).length === 2, 20_000, 'both events, across a reconnect', output);
 
     expect(received.map((r) => [r.event?.id, r.error])).toEqual([
       ['evt_before_drop', undefined],
