@@ -88,10 +88,25 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     if (routes) for (const p of [routes.primary, routes.alternative]) processors.set(p.route, p);
   }
 
-  async function merchantOf(order: Order): Promise<MerchantRecord> {
+  // Merchants change rarely; a short cache spares a query per payment step. Never call this
+  // inside uow.run: it takes a second pool connection while the transaction holds one, and
+  // enough concurrent payments would then wait on each other until the pool times out.
+  const merchantCache = new Map<string, { merchant: MerchantRecord; until: number }>();
+  async function merchantOf(order: Pick<Order, 'id' | 'merchantId'>): Promise<MerchantRecord> {
+    const hit = merchantCache.get(order.merchantId);
+    if (hit && hit.until > Date.now()) return hit.merchant;
     const merchant = await deps.merchants.findById(order.merchantId);
     if (!merchant) throw new Error(`merchant ${order.merchantId} of ${order.id} not found`);
+    if (merchantCache.size > 10_000) merchantCache.clear();
+    merchantCache.set(order.merchantId, { merchant, until: Date.now() + 30_000 });
     return merchant;
+  }
+
+  /** The merchant of an order, read before any transaction is opened. */
+  async function merchantOfOrder(orderId: string): Promise<MerchantRecord> {
+    const order = await deps.uow.run((tx) => tx.orders.findForCheckout(orderId));
+    if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
+    return merchantOf(order);
   }
 
   async function lockCheckout(tx: TransactionScope, checkoutId: string, token: string): Promise<Order> {
@@ -131,10 +146,10 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
   const challengeHints = new Map<string, string>();
 
   async function finishSuccess(attempt: PaymentAttempt, processorRef: string, authentication: AuthenticationResult): Promise<PaymentResult> {
+    const merchant = await merchantOfOrder(attempt.orderId);
     const view = await deps.uow.run(async (tx) => {
       const order = await tx.orders.lock(attempt.orderId);
       if (!order) throw new Error(`order ${attempt.orderId} vanished`);
-      const merchant = await merchantOf(order);
       const done: PaymentAttempt = { ...attempt, status: 'succeeded', processorRef, authentication, declineCode: null, updatedAt: deps.clock.now() };
       await tx.attempts.recordOutcome(done);
       const t = markPaid(order, { method: attempt.method, settlement: computeSettlement({ amount: order.amount, currency: order.currency }, merchant.settlementCurrency) }, eventIds());
@@ -146,6 +161,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
   }
 
   async function finishFailure(attempt: PaymentAttempt, declineCode: DeclineCode, authentication: AuthenticationResult, retried: boolean): Promise<PaymentResult> {
+    const merchant = await merchantOfOrder(attempt.orderId);
     const view = await deps.uow.run(async (tx) => {
       const order = await tx.orders.lock(attempt.orderId);
       if (!order) throw new Error(`order ${attempt.orderId} vanished`);
@@ -158,7 +174,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
         await tx.outbox.append(t.event);
         current = t.order;
       }
-      return checkoutView(current, await tx.attempts.listForOrder(order.id), await merchantOf(order));
+      return checkoutView(current, await tx.attempts.listForOrder(order.id), merchant);
     });
     return { status: 'failed', view, challenge: undefined, declineCode };
   }
@@ -211,6 +227,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
       if (!SUBMISSION_ID.test(submissionId)) {
         throw new DomainError('request.parameter_invalid', 'submission_id must be 1 to 100 printable ASCII characters.', 'submission_id');
       }
+      const merchant = await merchantOfOrder(orderIdOfCheckout(checkoutId));
       const reserved = await deps.uow.run(async (tx) => {
         const locked = await lockCheckout(tx, checkoutId, token);
         const prior = await tx.attempts.findBySubmission(locked.id, submissionId);
@@ -218,7 +235,6 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
         const order = await expireIfDue(tx, locked);
         if (order.status === 'expired') return { expired: true as const, order };
         assertPayable(order, deps.clock.now());
-        const merchant = await merchantOf(order);
         if (!merchant.paymentMethods.includes(instrument.method)) {
           throw new DomainError('checkout.method_unavailable', `Payment by ${instrument.method} is not switched on for this merchant.`);
         }
@@ -318,13 +334,13 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     },
 
     async receiveTransfer(scoped) {
+      const merchant = await merchantOf(scoped);
       return deps.uow.run(async (tx) => {
         const locked = await tx.orders.lock(scoped.id);
         if (!locked) throw new DomainError('order.not_found', `No such order: "${scoped.id}".`, 'id');
         const order = await expireIfDue(tx, locked);
         if (order.status === 'expired') throw new DomainError('checkout.expired', 'This order has expired; a transfer for it would be returned to the payer.');
         assertPayable(order, deps.clock.now());
-        const merchant = await merchantOf(order);
         if (!merchant.paymentMethods.includes('bank_transfer')) {
           throw new DomainError('checkout.method_unavailable', 'Bank transfer is not switched on for this merchant.');
         }
