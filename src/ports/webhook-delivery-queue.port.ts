@@ -47,10 +47,18 @@ export interface WebhookDeliveryQueue {
   /** Queues the event for every enabled endpoint of its merchant and mode subscribed to its type; idempotent per event and endpoint. */
   enqueue(event: DomainEvent, body: string, now: Date): Promise<number>;
   /**
-   * Leases due deliveries: at most perEndpoint per endpoint, none of the
+   * Leases due deliveries: at most perEndpoint per endpoint counting the
+   * deliveries already in flight to it (inFlight, by endpoint id), none of the
    * excluded endpoints; a lease not settled by leaseMs is claimable again.
    */
-  claimDue(options: { limit: number; perEndpoint: number; excludeEndpoints: readonly string[]; leaseMs: number; now: Date }): Promise<ClaimedDelivery[]>;
+  claimDue(options: {
+    limit: number;
+    perEndpoint: number;
+    excludeEndpoints: readonly string[];
+    inFlight?: Readonly<Record<string, number>>;
+    leaseMs: number;
+    now: Date;
+  }): Promise<ClaimedDelivery[]>;
   /** Records an attempt and its consequences (success, retry time, give up, endpoint health) in one transaction. */
   recordAttempt(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void>;
   /** Queues an event again (to one endpoint or every subscribed one) from now; answers how many. */
@@ -59,6 +67,9 @@ export interface WebhookDeliveryQueue {
   replaySince(scope: Scope, endpointId: string, since: Date, now: Date): Promise<number>;
   /** The attempts made for an event, oldest first. */
   listAttempts(scope: Scope, eventId: string): Promise<DeliveryAttemptView[]>;
-  /** The earliest time a pending delivery falls due, if any. */
-  nextDueAt(): Promise<Date | undefined>;
+  /**
+   * The earliest time a pending delivery that claimDue could lease falls due
+   * (its endpoint enabled, not deleted and not excluded), if any.
+   */
+  nextDueAt(excludeEndpoints?: readonly string[]): Promise<Date | undefined>;
 }

@@ -67,12 +67,17 @@ export class NodeHttpWebhookSender implements WebhookSender {
         req.destroy(new Error(`timed out after ${request.timeoutMs} ms`));
       }, request.timeoutMs);
       req.on('socket', (socket) => {
-        socket.once('connect', () => {
-          // Belt and braces: judge the address actually connected, not only what the lookup said.
-          if (request.livemode && socket.remoteAddress && isForbiddenAddress(socket.remoteAddress)) {
+        if (!request.livemode) return;
+        // Belt and braces: judge the address actually connected, not only what the lookup said.
+        const judge = () => {
+          if (socket.remoteAddress && isForbiddenAddress(socket.remoteAddress)) {
             req.destroy(new Error(`refused: connected address ${socket.remoteAddress} is private or reserved`));
           }
-        });
+        };
+        // A kept-alive socket comes back already connected: 'connect' will not fire again, and a
+        // listener added to it per request would pile up for the socket's lifetime.
+        if (socket.connecting) socket.once('connect', judge);
+        else judge();
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];

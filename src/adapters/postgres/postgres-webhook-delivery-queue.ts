@@ -31,18 +31,26 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     return result.rowCount ?? 0;
   }
 
-  async claimDue(options: { limit: number; perEndpoint: number; excludeEndpoints: readonly string[]; leaseMs: number; now: Date }): Promise<ClaimedDelivery[]> {
+  async claimDue(options: {
+    limit: number;
+    perEndpoint: number;
+    excludeEndpoints: readonly string[];
+    inFlight?: Readonly<Record<string, number>>;
+    leaseMs: number;
+    now: Date;
+  }): Promise<ClaimedDelivery[]> {
     if (options.limit <= 0) return [];
     const leaseUntil = new Date(options.now.getTime() + options.leaseMs);
     const result = await translateErrors(() =>
       this.#knex.raw(
         `WITH candidates AS (
-           SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn, d.next_attempt_at
+           SELECT d.id, d.endpoint_id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn, d.next_attempt_at
            FROM webhook_deliveries d
            JOIN webhook_endpoints e ON e.id = d.endpoint_id AND ${DELIVERABLE}
            WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND NOT (d.endpoint_id = ANY(string_to_array(?, ',')))
          ), picked AS (
-           SELECT id FROM candidates WHERE rn <= ? ORDER BY next_attempt_at, id LIMIT ?
+           -- The cap counts what is already in flight to the endpoint, not only this claim.
+           SELECT id FROM candidates WHERE rn <= ? - COALESCE((?::jsonb ->> endpoint_id)::int, 0) ORDER BY next_attempt_at, id LIMIT ?
          )
          UPDATE webhook_deliveries d SET next_attempt_at = ?, updated_at = ?
          FROM picked, webhook_endpoints e
@@ -51,7 +59,17 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
            ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
                  WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?)
                  ORDER BY s.id DESC) AS secrets`,
-        [options.now, options.excludeEndpoints.join(','), options.perEndpoint, options.limit, leaseUntil, options.now, options.now, options.now],
+        [
+          options.now,
+          options.excludeEndpoints.join(','),
+          options.perEndpoint,
+          JSON.stringify(options.inFlight ?? {}),
+          options.limit,
+          leaseUntil,
+          options.now,
+          options.now,
+          options.now,
+        ],
       ),
     );
     return result.rows.map((r: Record<string, unknown>) => ({
@@ -83,6 +101,9 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
         const status = attempt.succeeded ? 'succeeded' : attempt.nextAttemptAt ? 'pending' : 'failed';
         await trx('webhook_deliveries')
           .where({ id: delivery.id })
+          // A failed attempt does not bring back a delivery given up while it was in flight (its endpoint
+          // deleted or switched off): it would stay pending for ever, never claimable.
+          .modify((q) => (attempt.succeeded ? q : q.andWhere({ status: 'pending' })))
           .update({
             status,
             attempt_count: trx.raw('attempt_count + 1'),
@@ -160,10 +181,18 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     }));
   }
 
-  async nextDueAt(): Promise<Date | undefined> {
-    const row = await translateErrors(() =>
-      this.#knex('webhook_deliveries').where({ status: 'pending' }).min<{ min: Date | null }>('next_attempt_at as min').first(),
+  async nextDueAt(excludeEndpoints: readonly string[] = []): Promise<Date | undefined> {
+    // Only what claimDue could take: a due delivery of a disabled or excluded (busy) endpoint
+    // would otherwise make the sender loop poll without pause.
+    const result = await translateErrors(() =>
+      this.#knex.raw(
+        `SELECT d.next_attempt_at FROM webhook_deliveries d
+         JOIN webhook_endpoints e ON e.id = d.endpoint_id AND ${DELIVERABLE}
+         WHERE d.status = 'pending' AND NOT (d.endpoint_id = ANY(string_to_array(?, ',')))
+         ORDER BY d.next_attempt_at LIMIT 1`,
+        [excludeEndpoints.join(',')],
+      ),
     );
-    return row?.min ?? undefined;
+    return (result.rows[0]?.next_attempt_at as Date | undefined) ?? undefined;
   }
 }

@@ -125,22 +125,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     pendingWake = false;
   }
 
+  const busyEndpoints = () => [...inflight].filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+
   async function senderLoop(): Promise<void> {
     let failures = 0;
     while (active) {
       try {
-        const busy = [...inflight].filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
         const claimed = await options.queue.claimDue({
           limit: options.concurrency - total,
           perEndpoint: options.perEndpoint,
-          excludeEndpoints: busy,
+          excludeEndpoints: busyEndpoints(),
+          inFlight: Object.fromEntries(inflight),
           leaseMs: options.leaseMs,
           now: options.clock.now(),
         });
         failures = 0;
         for (const delivery of claimed) launch(delivery);
         if (claimed.length === 0 || total >= options.concurrency) {
-          const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt();
+          // A busy endpoint's due deliveries do not count: one settling wakes the loop (nudge).
+          const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt(busyEndpoints());
           const untilDue = due ? Math.max(0, due.getTime() - options.clock.now().getTime()) : options.pollMs;
           await sleep(Math.min(options.pollMs, untilDue));
         }

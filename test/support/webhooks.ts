@@ -1,0 +1,307 @@
+// Helpers of the webhook tests: a real HTTP receiver on 127.0.0.1 whose answers each test scripts,
+// the whole service started in this process on its own database and stream, and REST shortcuts.
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { connect } from 'nats';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startService, type RunningService } from '../../gateway/server.ts';
+import type { SandboxCredentials } from '../../src/application/create-sandbox.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
+import { orderBody } from './service.ts';
+
+/** Polls probe until accept(value) holds; fails with the last value after timeoutMs. */
+export async function waitFor<T>(what: string, probe: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      last = await probe();
+      if (accept(last)) return last;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const shown = JSON.stringify(last)?.slice(0, 500);
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; last value: ${shown}`, { cause: lastError });
+    }
+    await sleep(everyMs);
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------- receiver
+
+/** One POST that reached a receiver. */
+export interface ReceivedRequest {
+  /** Wall clock (Date.now()) and monotonic (performance.now()) arrival of the complete body. */
+  readonly at: number;
+  readonly hr: number;
+  readonly method: string;
+  readonly path: string;
+  readonly raw: Buffer;
+  readonly headers: http.IncomingHttpHeaders;
+  /** Checkout-Signature header value. */
+  readonly signature: string;
+  /** The parsed body (not verified: tests verify raw with the SDK). */
+  readonly body: { id: string; type: string; created: string; livemode: boolean; sequence: number; data: Record<string, unknown> };
+  /** How many earlier requests this receiver got for the same event id. */
+  readonly nth: number;
+  /** Status written, once answered; undefined while hanging or when the client went away first. */
+  answered?: number;
+  /** performance.now() when the client closed the request without waiting for an answer. */
+  abortedAt?: number;
+}
+
+/** What the receiver does with a request. */
+export type Answer = { status: number; delayMs?: number; body?: string } | 'hang';
+export type Behaviour = (request: ReceivedRequest) => Answer;
+
+/** A node:http server on 127.0.0.1 recording every request, answering as `behaviour` says (200 by default). */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  behaviour: Behaviour;
+  /** Requests received and not answered yet (including hanging ones). */
+  open = 0;
+  maxOpen = 0;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  readonly #counts = new Map<string, number>();
+  #port = 0;
+
+  private constructor(behaviour: Behaviour) {
+    this.behaviour = behaviour;
+    this.#server = http.createServer((req, res) => this.#handle(req, res));
+    this.#server.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+  }
+
+  static async start(behaviour: Behaviour = () => ({ status: 200 })): Promise<Receiver> {
+    const receiver = new Receiver(behaviour);
+    await new Promise<void>((resolve) => receiver.#server.listen(0, '127.0.0.1', resolve));
+    receiver.#port = (receiver.#server.address() as AddressInfo).port;
+    return receiver;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** The URL to register as an endpoint. */
+  url(path = '/webhooks'): string {
+    return `http://127.0.0.1:${this.#port}${path}`;
+  }
+
+  /** Requests of one event, in arrival order. */
+  of(eventId: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.body.id === eventId);
+  }
+
+  /** Distinct event ids received. */
+  ids(): Set<string> {
+    return new Set(this.requests.map((r) => r.body.id));
+  }
+
+  /** Distinct event ids this receiver answered 2xx. */
+  acceptedIds(): Set<string> {
+    return new Set(this.requests.filter((r) => r.answered !== undefined && r.answered >= 200 && r.answered < 300).map((r) => r.body.id));
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let body: ReceivedRequest['body'];
+      try {
+        body = JSON.parse(raw.toString('utf8')) as ReceivedRequest['body'];
+      } catch {
+        body = { id: '(not json)', type: '', created: '', livemode: false, sequence: 0, data: {} };
+      }
+      const nth = this.#counts.get(body.id) ?? 0;
+      this.#counts.set(body.id, nth + 1);
+      const request: ReceivedRequest = {
+        at: Date.now(),
+        hr: performance.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        raw,
+        headers: req.headers,
+        signature: String(req.headers['checkout-signature'] ?? ''),
+        body,
+        nth,
+      };
+      this.requests.push(request);
+      this.open += 1;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      let done = false;
+      const close = () => {
+        if (done) return;
+        done = true;
+        this.open -= 1;
+      };
+      res.once('close', () => {
+        if (request.answered === undefined) request.abortedAt = performance.now();
+        close();
+      });
+      const answer = this.behaviour(request);
+      if (answer === 'hang') return;
+      const reply = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { 'content-type': 'text/plain' });
+        res.end(answer.body ?? '', () => {
+          request.answered = answer.status;
+          close();
+        });
+      };
+      if (answer.delayMs) setTimeout(reply, answer.delayMs);
+      else reply();
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+// ---------------------------------------------------------------- service
+
+/** The service running in this process over its own database and JetStream stream. */
+export interface Harness {
+  readonly service: RunningService;
+  readonly db: TestDatabase;
+  readonly config: Config;
+  readonly base: string;
+  readonly sandbox: SandboxCredentials;
+  /** A further sandbox merchant of its own (isolates a test's deliveries). */
+  merchant(name?: string): Promise<SandboxCredentials>;
+  close(): Promise<void>;
+}
+
+/** The environment the service (and `checkout dispatch`) reads, with a short retry schedule. */
+export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: db.url,
+    NATS_URL: natsUrl,
+    NATS_STREAM: stream.stream,
+    NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_RETRY_BASE_MS: '200',
+    WEBHOOK_RETRY_CAP_MS: '1000',
+    RUN_DISPATCHER: 'true',
+    ...extra,
+  };
+}
+
+/** Starts the whole service (gateway, relay, dispatcher unless RUN_DISPATCHER=false) on a fresh database and stream. */
+export async function startHarness(options: { natsUrl?: string; env?: Record<string, string> } = {}): Promise<Harness> {
+  const natsUrl = options.natsUrl ?? MACHINE_NATS_URL;
+  const db = await createTestDatabase({ migrate: false });
+  const stream = uniqueStream();
+  const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
+  const service = await startService(config);
+  const sandbox = service.firstSandbox;
+  if (!sandbox) throw new Error('a fresh database should have created the first sandbox');
+  let n = 0;
+  return {
+    service,
+    db,
+    config,
+    base: `http://127.0.0.1:${service.port}`,
+    sandbox,
+    merchant: async (name) => (await service.core.createSandbox({ name: name ?? `Webhook shop ${++n}`, settlementCurrency: 'EUR' }))!,
+    async close() {
+      await service.close();
+      await db.drop();
+      // The stream lives on a NATS that outlives the test.
+      const nc = await connect({ servers: natsUrl, timeout: 2000 }).catch(() => undefined);
+      if (nc) {
+        const jsm = await nc.jetstreamManager().catch(() => undefined);
+        await jsm?.streams.delete(stream.stream).catch(() => undefined);
+        await nc.close();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------- REST
+
+/** A JSON API call; answers the status and parsed body. */
+export async function api<T = Record<string, unknown>>(base: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: (text ? JSON.parse(text) : {}) as T };
+}
+
+export interface EndpointJson {
+  id: string;
+  object: string;
+  url: string | null;
+  enabled_events: string[];
+  description: string;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  is_default: boolean;
+  livemode: boolean;
+  created: string;
+  secret?: string;
+}
+
+/** Creates an endpoint (201 expected); answers it with its secret. */
+export async function createEndpoint(base: string, key: string, url: string, enabledEvents: string[]): Promise<EndpointJson & { secret: string }> {
+  const res = await api<EndpointJson & { secret: string }>(base, key, 'POST', '/v1/webhook_endpoints', { url, enabled_events: enabledEvents });
+  if (res.status !== 201) throw new Error(`create endpoint answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+export interface OrderJson {
+  id: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  status: string;
+  method: string | null;
+  settlement: { currency: string; amount: number } | null;
+}
+
+/** Creates an order (201 expected). */
+export async function createOrder(base: string, key: string, overrides: Record<string, unknown> = {}): Promise<OrderJson> {
+  const res = await api<OrderJson>(base, key, 'POST', '/v1/orders', orderBody(overrides));
+  if (res.status !== 201) throw new Error(`create order answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+/** Pays an order by a simulated bank transfer (200 expected). */
+export async function payOrder(base: string, key: string, orderId: string): Promise<OrderJson> {
+  const res = await api<OrderJson>(base, key, 'POST', `/v1/test_helpers/orders/${orderId}/simulate_transfer`);
+  if (res.status !== 200) throw new Error(`simulate_transfer answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+/** Runs fn for 0..n-1 with at most `concurrency` at once; answers the results in order. */
+export async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        results[i] = await fn(i);
+      }
+    }),
+  );
+  return results;
+}
