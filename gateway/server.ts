@@ -116,6 +116,7 @@ export async function startService(config: Config): Promise<RunningService> {
   // Events: the relay starts once NATS answers; until then orders are accepted and events wait in the outbox.
   let relay: OutboxRelay | undefined;
   let dispatcher: WebhookDispatcher | undefined;
+  let dispatcherKnex: Knex | undefined;
   let closed = false;
   const natsReady = (async () => {
     const firstTry = connectNats(config.natsUrl, 'checkout-relay');
@@ -138,7 +139,9 @@ export async function startService(config: Config): Promise<RunningService> {
     relay.start();
     log.info(`Publishing events to JetStream stream ${config.natsStream} on ${config.natsUrl}`);
     if (config.runDispatcher) {
-      dispatcher = createDispatcher(knex, nc, config, (err) => log.warn({ err }, 'webhook dispatcher'));
+      // A pool of its own, so webhook fan-out never queues behind API requests for a connection.
+      dispatcherKnex = createDatabase({ url: config.databaseUrl, poolMax: 10 });
+      dispatcher = createDispatcher(dispatcherKnex, nc, config, (err) => log.warn({ err }, 'webhook dispatcher'));
       await dispatcher.start();
     }
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
@@ -170,6 +173,7 @@ export async function startService(config: Config): Promise<RunningService> {
       await app.close();
       await relay?.stop();
       await dispatcher?.stop();
+      await dispatcherKnex?.destroy();
       if (nc) await nc.drain().catch(() => undefined);
       void natsReady;
       await knex.destroy();

@@ -21,6 +21,9 @@ export function eventFromEnvelope(bytes: Uint8Array): DomainEvent {
   };
 }
 
+/** Events handled at once by one consumer. */
+const HANDLER_CONCURRENCY = 64;
+
 /**
  * Durable JetStream pull consumer: a message is acked after the handler
  * resolves and nak'ed (redelivered after a delay) when it throws.
@@ -52,10 +55,11 @@ export class JetStreamEventSubscription implements EventSubscription {
     }
     const consumer = await this.#nc.jetstream().consumers.get(this.#stream.stream, this.#durable);
     const messages = await consumer.consume({ max_messages: 256 });
-    let inHand: Promise<void> = Promise.resolve();
+    // Up to HANDLER_CONCURRENCY events are handled at once; each is acked when its own handler is done.
+    const inHand = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const m of messages) {
-        const work = (async () => {
+        const work: Promise<void> = (async () => {
           try {
             await handler(eventFromEnvelope(m.data));
             m.ack();
@@ -63,15 +67,15 @@ export class JetStreamEventSubscription implements EventSubscription {
             onError(err);
             m.nak(1000);
           }
-        })();
-        inHand = work;
-        await work;
+        })().finally(() => inHand.delete(work));
+        inHand.add(work);
+        if (inHand.size >= HANDLER_CONCURRENCY) await Promise.race(inHand);
       }
     })();
     return {
       async stop() {
         await messages.close().catch(() => undefined);
-        await inHand;
+        await Promise.all(inHand);
         await loop.catch(() => undefined);
       },
     };

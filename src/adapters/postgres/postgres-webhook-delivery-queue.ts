@@ -43,14 +43,20 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     const leaseUntil = new Date(options.now.getTime() + options.leaseMs);
     const result = await translateErrors(() =>
       this.#knex.raw(
-        `WITH candidates AS (
-           SELECT d.id, d.endpoint_id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn, d.next_attempt_at
-           FROM webhook_deliveries d
-           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND ${DELIVERABLE}
-           WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND NOT (d.endpoint_id = ANY(string_to_array(?, ',')))
-         ), picked AS (
-           -- The cap counts what is already in flight to the endpoint, not only this claim.
-           SELECT id FROM candidates WHERE rn <= ? - COALESCE((?::jsonb ->> endpoint_id)::int, 0) ORDER BY next_attempt_at, id LIMIT ?
+        // Per endpoint, at most its cap minus what is already in flight, read from the
+        // (endpoint_id, next_attempt_at) index: a backlog of one endpoint is never scanned whole,
+        // and it cannot crowd out the due deliveries of the others.
+        `WITH picked AS (
+           SELECT d.id FROM webhook_endpoints e
+           CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+             WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
+             ORDER BY d.next_attempt_at, d.id
+             LIMIT GREATEST(0, ? - COALESCE((?::jsonb ->> e.id)::int, 0))
+           ) d
+           WHERE ${DELIVERABLE} AND NOT (e.id = ANY(string_to_array(?, ',')))
+           ORDER BY d.next_attempt_at, d.id
+           LIMIT ?
          )
          UPDATE webhook_deliveries d SET next_attempt_at = ?, updated_at = ?
          FROM picked, webhook_endpoints e
@@ -61,9 +67,9 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
                  ORDER BY s.id DESC) AS secrets`,
         [
           options.now,
-          options.excludeEndpoints.join(','),
           options.perEndpoint,
           JSON.stringify(options.inFlight ?? {}),
+          options.excludeEndpoints.join(','),
           options.limit,
           leaseUntil,
           options.now,

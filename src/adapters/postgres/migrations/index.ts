@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import * as initial from './001-initial.ts';
 import * as checkout from './002-checkout.ts';
 import * as webhooks from './003-webhooks.ts';
+import * as deliveryFairness from './004-delivery-fairness.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['001-initial', initial],
   ['002-checkout', checkout],
   ['003-webhooks', webhooks],
+  ['004-delivery-fairness', deliveryFairness],
 ];
 
 /**
