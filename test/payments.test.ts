@@ -186,6 +186,30 @@ describe('safety', () => {
     expect((await eventsOf(order.id)).filter((e) => e.type === 'order.paid')).toHaveLength(1);
   });
 
+  it('refuses while an attempt is processing, but clears one a crashed process left behind', async () => {
+    const { order, checkoutId, token } = await newOrder();
+    const leftBehind = (updatedAt: Date, id: string) => ({
+      id,
+      order_id: order.id,
+      submission_id: `crashed-${id}`,
+      method: 'card',
+      route: 'simulated_alpha',
+      status: 'processing',
+      authentication: 'not_required',
+      card_brand: 'visa',
+      card_last4: '4242',
+      retry: false,
+      created_at: updatedAt,
+      updated_at: updatedAt,
+    });
+    await svc.db.knex('payment_attempts').insert(leftBehind(new Date(), 'att_fresh'));
+    await expect(pay(checkoutId, token, card('approved'))).rejects.toMatchObject({ code: Code.Aborted });
+    await svc.db.knex('payment_attempts').where({ id: 'att_fresh' }).update({ updated_at: new Date(Date.now() - 3 * 60_000) });
+    expect((await pay(checkoutId, token, card('approved'))).outcome?.status).toBe(PaymentStatus.SUCCEEDED);
+    const attempts = (await restOrder(order.id)).attempts;
+    expect(attempts.find((a: { id: string }) => a.id === 'att_fresh')).toMatchObject({ status: 'failed', decline_code: 'processing_unavailable' });
+  });
+
   it('shows a paid order as paid and refuses a second payment', async () => {
     const { checkoutId, token } = await newOrder();
     await pay(checkoutId, token, card('approved'));

@@ -18,9 +18,9 @@ export interface DatabaseOptions {
 export function createDatabase(options: DatabaseOptions): Knex {
   return knexFactory({
     client: 'pg',
-    connection: { connectionString: options.url, connectionTimeoutMillis: options.acquireTimeoutMs ?? 2000 },
+    connection: { connectionString: options.url, connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000 },
     pool: { min: 0, max: options.poolMax ?? 20 },
-    acquireConnectionTimeout: options.acquireTimeoutMs ?? 2000,
+    acquireConnectionTimeout: options.acquireTimeoutMs ?? 5000,
     migrations: { migrationSource, tableName: 'knex_migrations' },
     // Connection failures reach callers as ServiceUnavailableError; knex's own console output would only duplicate them.
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },

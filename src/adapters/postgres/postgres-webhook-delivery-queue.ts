@@ -161,7 +161,7 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
        SELECT ?, e.id, e.merchant_id, e.livemode, ?, 'pending', 0, ?, ?, ?
        FROM webhook_endpoints e
        WHERE e.merchant_id = ? AND e.livemode = ? AND ${DELIVERABLE} AND ${endpointId ? 'e.id = ?' : SUBSCRIBED}
-       ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', next_attempt_at = EXCLUDED.next_attempt_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+       ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', attempt_count = 0, next_attempt_at = EXCLUDED.next_attempt_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
       [event.id, webhookBody(event), now, now, now, event.merchantId, event.livemode, endpointId ?? event.type],
     );
     return result.rowCount ?? 0;

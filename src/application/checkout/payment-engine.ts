@@ -69,6 +69,9 @@ export interface PaymentEngine {
 
 const SUBMISSION_ID = /^[\x21-\x7e]{1,100}$/;
 
+/** An attempt still "processing" after this long was abandoned by a crashed process. */
+export const STALE_PROCESSING_MS = 120_000;
+
 function tokenMatches(expected: string, given: string): boolean {
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
@@ -239,7 +242,13 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
           throw new DomainError('checkout.method_unavailable', `Payment by ${instrument.method} is not switched on for this merchant.`);
         }
         const attempts = await tx.attempts.listForOrder(order.id);
-        if (attempts.some((a) => a.status === 'processing')) {
+        const nowMs = deps.clock.now().getTime();
+        for (const stale of attempts.filter((a) => a.status === 'processing' && nowMs - a.updatedAt.getTime() >= STALE_PROCESSING_MS)) {
+          // Left behind by a process that died mid-payment: without this the order could never be paid.
+          // A live acquirer adapter must ask the acquirer what became of it before this is safe there.
+          await tx.attempts.recordOutcome({ ...stale, status: 'failed', declineCode: 'processing_unavailable', updatedAt: new Date(nowMs) });
+        }
+        if (attempts.some((a) => a.status === 'processing' && nowMs - a.updatedAt.getTime() < STALE_PROCESSING_MS)) {
           throw new DomainError('checkout.payment_in_progress', 'Another payment for this order is being processed.');
         }
         if (attempts.filter((a) => !a.retry).length >= MAX_ATTEMPTS_PER_ORDER) {
