@@ -18,41 +18,37 @@
 //
 // The load generator speaks HTTP/1.1 over raw keep-alive sockets with
 // pre-built requests: it shares the CPUs with the server, so it stays lean.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { connect as connectNats } from 'nats';
 import type { Knex } from 'knex';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
+import {
+  cpuSecondsOf,
+  envInt,
+  freePort,
+  log,
+  machineCpu,
+  NATS_URL,
+  percentile,
+  POSTGRES_URL,
+  removeBenchState,
+  startServer,
+  stopServer,
+  waitHealthy,
+  type Server,
+} from './support.ts';
 
 const SECONDS = envInt('BENCH_SECONDS', 20);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 50);
 const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 3);
-const POSTGRES_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
-const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 const PGBENCH = process.env.BENCH_PGBENCH?.trim() || 'pgbench';
 const SKIP_PGBENCH = process.env.BENCH_SKIP_PGBENCH === '1';
-const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
-const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-
-const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 // ---------------------------------------------------------------- processes
 
@@ -61,22 +57,6 @@ async function memoryOf(pid: number): Promise<{ hwm: number; rss: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
   return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
-}
-
-/** CPU seconds (user + system) a process has used. */
-async function cpuSecondsOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-/** Busy and total CPU seconds of the whole machine. */
-async function machineCpu(): Promise<{ busy: number; total: number }> {
-  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
-  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
-  const total = ticks.reduce((a, b) => a + b, 0);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-  return { busy: (total - idle) / 100, total: total / 100 };
 }
 
 /**
@@ -111,87 +91,6 @@ function trackCpu(pids: () => Promise<readonly number[]>): { stop(): Promise<num
       return t1 > t0 ? used / ((t1 - t0) / 1000) : 0;
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Sandbox {
-  merchant_id: string;
-  test_secret_key: string;
-}
-
-interface Server {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly sandbox: Sandbox;
-  readonly exited: Promise<number | null>;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'serve'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code, signal) => {
-      if (code !== 0) log(`server exited with ${signal ?? `code ${code}`}`);
-      resolve(code);
-    }),
-  );
-  child.stderr!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[server] ${line}\n`);
-  });
-  let out = '';
-  const sandbox = await new Promise<Sandbox>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const start = out.indexOf('{');
-      if (start < 0) return;
-      try {
-        resolve(JSON.parse(out.slice(start)) as Sandbox);
-      } catch {
-        // the JSON is not complete yet
-      }
-    });
-    void exited.then((code) => reject(new Error(`server exited with code ${code} before printing the sandbox; stdout: ${out}`)));
-    setTimeout(() => reject(new Error(`no sandbox printed within 30 s; stdout: ${out}`)), 30_000).unref();
-  });
-  return { child, pid: child.pid!, sandbox, exited };
-}
-
-async function waitHealthy(port: number, exited: Promise<number | null>): Promise<void> {
-  let dead = false;
-  void exited.then(() => (dead = true));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !dead) {
-    // No keep-alive here: an idle connection left open would hold up the server's graceful shutdown.
-    const status = await new Promise<number>((resolve) => {
-      http
-        .get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        })
-        .on('error', () => resolve(0));
-    });
-    if (status === 200) return;
-    await sleep(50);
-  }
-  throw new Error(dead ? 'server exited during start' : 'server did not become healthy within 30 s');
-}
-
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-  await server.exited;
-  clearTimeout(timer);
 }
 
 // ------------------------------------------------------------ load generator
@@ -321,11 +220,6 @@ async function runLoad(opts: { port: number; apiKey: string; concurrency: number
 
   await Promise.all(Array.from({ length: opts.concurrency }, client));
   return { ok, errors, latencies: latencies.subarray(0, ok), elapsedS: (performance.now() - started) / 1000, samples };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 // ------------------------------------------------------------------- pgbench
@@ -619,25 +513,7 @@ async function main(): Promise<void> {
     );
   } finally {
     if (server) await stopServer(server).catch((err) => log(`stopping server: ${err}`));
-    if (dbCreated && !KEEP_DB) {
-      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [dbName]).catch((err) => log(`dropping ${dbName}: ${err}`));
-    } else if (dbCreated) {
-      log(`kept database ${dbUrl}`);
-    }
-    await admin.destroy();
-    try {
-      const nc = await connectNats({ servers: NATS_URL, timeout: 3000 });
-      try {
-        const jsm = await nc.jetstreamManager();
-        await jsm.streams.delete(natsStream).catch((err) => {
-          if (!/stream not found/i.test(String(err))) throw err;
-        });
-      } finally {
-        await nc.close();
-      }
-    } catch (err) {
-      log(`deleting NATS stream ${natsStream}: ${err}`);
-    }
+    await removeBenchState({ admin, dbName, dbUrl, dbCreated, natsStream });
   }
 }
 

@@ -19,126 +19,34 @@
 //   commit -> arrival    the order.paid body's `created` (the payment's commit) to the receiver's arrival
 //   answer -> arrival    the simulate_transfer response reaching the client to the receiver's arrival
 // The server runs the whole service (gateway, relay, dispatcher) as `checkout serve` would.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { cpus } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect as connectNats } from 'nats';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
+import {
+  cpuSecondsOf,
+  envInt,
+  freePort,
+  log,
+  machineCpu,
+  NATS_URL,
+  percentile,
+  POSTGRES_URL,
+  removeBenchState,
+  startServer,
+  stopServer,
+  waitHealthy,
+  type Server,
+} from './support.ts';
 
 const SECONDS = envInt('BENCH_SECONDS', 20);
 const RATE = envInt('BENCH_RATE', 200);
 const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 2);
 const MAX_IN_FLIGHT = envInt('BENCH_MAX_IN_FLIGHT', 100);
-const POSTGRES_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
-const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
-const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
-const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const TARGET_P99_MS = 250;
-
-const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-
-// ---------------------------------------------------------------- processes
-
-/** CPU seconds (user + system) a process has used. */
-async function cpuSecondsOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Busy and total CPU seconds of the whole machine. */
-async function machineCpu(): Promise<{ busy: number; total: number }> {
-  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
-  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
-  const total = ticks.reduce((a, b) => a + b, 0);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-  return { busy: (total - idle) / 100, total: total / 100 };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Server {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly sandbox: { merchant_id: string; test_secret_key: string };
-  readonly exited: Promise<number | null>;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code, signal) => {
-      if (code !== 0) log(`server exited with ${signal ?? `code ${code}`}`);
-      resolve(code);
-    }),
-  );
-  child.stderr!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[server] ${line}\n`);
-  });
-  let out = '';
-  const sandbox = await new Promise<Server['sandbox']>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const start = out.indexOf('{');
-      if (start < 0) return;
-      try {
-        resolve(JSON.parse(out.slice(start)) as Server['sandbox']);
-      } catch {
-        // the JSON is not complete yet
-      }
-    });
-    void exited.then((code) => reject(new Error(`server exited with code ${code} before printing the sandbox; stdout: ${out}`)));
-    setTimeout(() => reject(new Error(`no sandbox printed within 30 s; stdout: ${out}`)), 30_000).unref();
-  });
-  return { child, pid: child.pid!, sandbox, exited };
-}
-
-async function waitHealthy(port: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const status = await new Promise<number>((resolve) => {
-      http
-        .get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        })
-        .on('error', () => resolve(0));
-    });
-    if (status === 200) return;
-    await sleep(50);
-  }
-  throw new Error('server did not become healthy within 30 s');
-}
-
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-  await server.exited;
-  clearTimeout(timer);
-}
 
 // ---------------------------------------------------------------- receiver
 
@@ -282,11 +190,6 @@ async function runLoad(port: number, key: string, seconds: number, prefix: strin
   return { payments, errors, startedAt, elapsedS: (performance.now() - t0) / 1000, behind };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
 function summary(values: number[]): { p50: number; p90: number; p99: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN };
@@ -421,25 +324,7 @@ async function main(): Promise<void> {
     agent.destroy();
     if (server) await stopServer(server).catch((err) => log(`stopping server: ${err}`));
     await receiver.close();
-    if (dbCreated && !KEEP_DB) {
-      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [dbName]).catch((err) => log(`dropping ${dbName}: ${err}`));
-    } else if (dbCreated) {
-      log(`kept database ${dbUrl}`);
-    }
-    await admin.destroy();
-    try {
-      const nc = await connectNats({ servers: NATS_URL, timeout: 3000 });
-      try {
-        const jsm = await nc.jetstreamManager();
-        await jsm.streams.delete(natsStream).catch((err) => {
-          if (!/stream not found/i.test(String(err))) throw err;
-        });
-      } finally {
-        await nc.close();
-      }
-    } catch (err) {
-      log(`deleting NATS stream ${natsStream}: ${err}`);
-    }
+    await removeBenchState({ admin, dbName, dbUrl, dbCreated, natsStream });
   }
 }
 

@@ -15,30 +15,12 @@ import type { EventPublisher } from '../src/ports/event-publisher.port.ts';
 import type { Knex } from 'knex';
 import { MACHINE_NATS_URL, startOwnNatsServer, uniqueStream } from './support/nats-server.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { waitFor } from './support/wait.ts';
 
 const RELAY_THEN_DIE = fileURLToPath(new URL('./fixtures/relay-then-die.ts', import.meta.url));
 
 // ---------------------------------------------------------------------------
 // Helpers
-
-/** Polls probe until accept(value) holds; fails with the last value after timeoutMs. */
-async function waitFor<T>(what: string, probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      last = await probe();
-      if (accept(last)) return last;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`, { cause: lastError });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 interface StreamEntry {
   readonly seq: number;

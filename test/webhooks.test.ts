@@ -18,13 +18,12 @@ import {
   pool,
   Receiver,
   serviceEnv,
-  sleep,
   startHarness,
-  waitFor,
   type EndpointJson,
   type Harness,
   type ReceivedRequest,
 } from './support/webhooks.ts';
+import { sleep, waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------
 // Helpers
