@@ -102,6 +102,8 @@ export class NatsEventFeed implements EventFeed {
         if (event.merchantId === scope.merchantId && event.livemode === scope.livemode) onEvent(event);
       },
     });
+    // Once flushed, the server has the subscription: every event published after this is seen.
+    await nc.flush();
     return { close: () => sub.unsubscribe() };
   }
 }

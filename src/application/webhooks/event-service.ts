@@ -91,6 +91,9 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
       } catch (err) {
         throw toConnectError(err, deps.onInternalError);
       }
+      // One abort listener for the whole stream: it wakes the wait below when the client goes away.
+      const onAbort = () => notify?.();
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
         yield create(ListenEventsResponseSchema, { signingSecret: secret });
         while (!ctx.signal.aborted) {
@@ -101,12 +104,11 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
           }
           await new Promise<void>((resolve) => {
             notify = resolve;
-            ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-            setTimeout(resolve, 15_000); // a heartbeat-free stream still rechecks the signal
           });
           notify = undefined;
         }
       } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
         tail.close();
       }
     },
