@@ -85,7 +85,7 @@ export async function ensureDatabase(url: string): Promise<void> {
  */
 export async function startService(config: Config): Promise<RunningService> {
   await ensureDatabase(config.databaseUrl);
-  const knex = createDatabase({ url: config.databaseUrl });
+  const knex = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
   await migrateLatest(knex);
 
   // The core reports internal errors to the gateway's logger, which exists only once the gateway is built.
@@ -140,7 +140,7 @@ export async function startService(config: Config): Promise<RunningService> {
     log.info(`Publishing events to JetStream stream ${config.natsStream} on ${config.natsUrl}`);
     if (config.runDispatcher) {
       // A pool of its own, so webhook fan-out never queues behind API requests for a connection.
-      dispatcherKnex = createDatabase({ url: config.databaseUrl, poolMax: 10 });
+      dispatcherKnex = createDatabase({ url: config.databaseUrl, poolMax: Math.min(10, config.databasePoolMax) });
       dispatcher = createDispatcher(dispatcherKnex, nc, config, (err) => log.warn({ err }, 'webhook dispatcher'));
       await dispatcher.start();
     }
@@ -205,7 +205,7 @@ export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config,
  */
 export async function startDispatcherOnly(config: Config, log: (line: string) => void): Promise<{ close(): Promise<void> }> {
   await ensureDatabase(config.databaseUrl);
-  const knex = createDatabase({ url: config.databaseUrl });
+  const knex = createDatabase({ url: config.databaseUrl, poolMax: Math.min(10, config.databasePoolMax) });
   await migrateLatest(knex);
   const nc = await connectNats(config.natsUrl, 'checkout-dispatcher');
   const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };

@@ -2,6 +2,8 @@
 export interface Config {
   /** Postgres connection string. */
   readonly databaseUrl: string;
+  /** Most Postgres connections the API keeps open (the webhook dispatcher has up to 10 more of its own). */
+  readonly databasePoolMax: number;
   /** NATS server URL. */
   readonly natsUrl: string;
   /** HTTP port of the gateway (REST, checkout pages, Connect, gRPC-Web, and gRPC over h2c). */
@@ -48,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
   const config: Config = {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/checkout', ['postgres:', 'postgresql:']),
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 20, 2, 500),
     natsUrl: env.NATS_URL?.trim() || 'nats://127.0.0.1:4222',
     port,
     host: env.HOST?.trim() || '0.0.0.0',

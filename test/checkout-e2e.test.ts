@@ -51,6 +51,7 @@ beforeAll(async () => {
     // Defaults for any setting this test does not care about (from an empty environment, not the machine's).
     ...loadConfig({}),
     databaseUrl: db.url,
+    databasePoolMax: 10,
     natsUrl: MACHINE_NATS_URL,
     natsStream: stream.stream,
     natsSubjectPrefix: stream.subjectPrefix,

@@ -28,7 +28,8 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     await admin.destroy();
   }
   const url = `${TEST_POSTGRES_URL}/${name}`;
-  const knex = createDatabase({ url, poolMax: 60 });
+  // Small enough that parallel test files stay well under Postgres's max_connections (100 here).
+  const knex = createDatabase({ url, poolMax: 15 });
   if (options.migrate ?? true) await migrateLatest(knex);
   return {
     name,

@@ -166,6 +166,8 @@ export interface Harness {
 export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: db.url,
+    // Test files run side by side; keep their connections well under Postgres's max_connections.
+    DATABASE_POOL_MAX: '10',
     NATS_URL: natsUrl,
     NATS_STREAM: stream.stream,
     NATS_SUBJECT_PREFIX: stream.subjectPrefix,
