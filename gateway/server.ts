@@ -118,7 +118,8 @@ export async function startService(config: Config): Promise<RunningService> {
   let dispatcher: WebhookDispatcher | undefined;
   let dispatcherKnex: Knex | undefined;
   let closed = false;
-  const natsReady = (async () => {
+  // Connects in the background (retrying for ever); `closed` stops a late connection from starting anything.
+  void (async () => {
     const firstTry = connectNats(config.natsUrl, 'checkout-relay');
     const warn = setTimeout(
       () => log.warn(`Cannot reach NATS at ${config.natsUrl}; orders are accepted and their events will be published when it is back.`),
@@ -175,7 +176,6 @@ export async function startService(config: Config): Promise<RunningService> {
       await dispatcher?.stop();
       await dispatcherKnex?.destroy();
       if (nc) await nc.drain().catch(() => undefined);
-      void natsReady;
       await knex.destroy();
     },
   };

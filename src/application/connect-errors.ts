@@ -21,7 +21,6 @@ const unauthenticated = (publicCode: string): Mapping => ({ code: Code.Unauthent
 /** Every domain error code, mapped once. A code missing here fails the typecheck. */
 const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'request.parameter_missing': invalidRequest('parameter_missing'),
-  'request.parameter_unknown': invalidRequest('parameter_unknown'),
   'request.parameter_invalid': invalidRequest('parameter_invalid'),
   'money.amount_invalid': invalidRequest('amount_invalid'),
   'money.amount_too_large': invalidRequest('amount_too_large'),
@@ -67,6 +66,20 @@ export function connectError(message: string, mapping: Mapping, param = ''): Con
   return new ConnectError(message, mapping.code, undefined, [
     { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { type: mapping.type, code: mapping.publicCode, param }) },
   ]);
+}
+
+/**
+ * Wraps handler bodies so that whatever they throw reaches the client as the
+ * ConnectError {@link toConnectError} chooses.
+ */
+export function createGuard(onInternalError: (err: unknown) => void): <T>(fn: () => Promise<T>) => Promise<T> {
+  return async (fn) => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toConnectError(err, onInternalError);
+    }
+  };
 }
 
 /**

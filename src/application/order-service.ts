@@ -11,7 +11,7 @@ import type { Authenticate } from './authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
-import { toConnectError } from './connect-errors.ts';
+import { createGuard } from './connect-errors.ts';
 import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
 
 /** Header that carries the idempotency key, on Connect, gRPC and REST alike. */
@@ -30,13 +30,7 @@ export interface OrderServiceDeps {
 
 /** Implements checkout.v1.OrderService over the use cases. */
 export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof OrderService> {
-  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw toConnectError(err, deps.onInternalError);
-    }
-  };
+  const guard = createGuard(deps.onInternalError);
   const secretCaller = (ctx: HandlerContext) => deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
 
   return {

@@ -5,7 +5,7 @@ import { SimulateBankTransferResponseSchema } from '../gen/checkout/v1/test_help
 import { DomainError } from '../domain/shared/domain-error.ts';
 import type { Authenticate } from './authenticate.ts';
 import type { PaymentEngine } from './checkout/payment-engine.ts';
-import { toConnectError } from './connect-errors.ts';
+import { createGuard } from './connect-errors.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import { orderToProto } from './order-mapper.ts';
 
@@ -16,9 +16,10 @@ export function createTestHelperService(deps: {
   readonly engine: PaymentEngine;
   readonly onInternalError: (err: unknown) => void;
 }): ServiceImpl<typeof TestHelperService> {
+  const guard = createGuard(deps.onInternalError);
   return {
-    async simulateBankTransfer(req, ctx) {
-      try {
+    simulateBankTransfer: (req, ctx) =>
+      guard(async () => {
         const caller = await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
         if (caller.livemode) {
           throw new DomainError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
@@ -27,9 +28,6 @@ export function createTestHelperService(deps: {
         await deps.engine.receiveTransfer(order);
         const details = await deps.getOrder(caller, req.orderId);
         return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
-      } catch (err) {
-        throw toConnectError(err, deps.onInternalError);
-      }
-    },
+      }),
   };
 }

@@ -17,8 +17,6 @@ export interface OrderListQuery {
 
 /** Stores orders. Every read is confined to one merchant and mode. */
 export interface OrderRepository {
-  /** Stores a new order. */
-  insert(order: Order): Promise<void>;
   /** The order with this id in the scope, or undefined (also for other merchants' and modes' ids). */
   findById(scope: Scope, id: string): Promise<Order | undefined>;
   /**

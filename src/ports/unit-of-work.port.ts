@@ -1,5 +1,4 @@
 import type { EventOutbox } from './event-outbox.port.ts';
-import type { IdempotencyStore } from './idempotency-store.port.ts';
 import type { OrderRepository } from './order-repository.port.ts';
 import type { PaymentAttemptRepository } from './payment-attempt-repository.port.ts';
 
@@ -7,7 +6,6 @@ import type { PaymentAttemptRepository } from './payment-attempt-repository.port
 export interface TransactionScope {
   readonly orders: OrderRepository;
   readonly outbox: EventOutbox;
-  readonly idempotency: IdempotencyStore;
   readonly attempts: PaymentAttemptRepository;
 }
 

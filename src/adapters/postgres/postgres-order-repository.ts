@@ -4,7 +4,7 @@ import type { Scope } from '../../domain/merchant/caller.ts';
 import { invalid } from '../../domain/shared/domain-error.ts';
 import type { OrderListQuery, OrderPage, OrderRepository } from '../../ports/order-repository.port.ts';
 import { translateErrors } from './database.ts';
-import { orderToRow, rowToOrder, type OrderRow } from './order-row.ts';
+import { rowToOrder, type OrderRow } from './order-row.ts';
 
 /** OrderRepository on Postgres; pass a transaction to take part in one. */
 export class PostgresOrderRepository implements OrderRepository {
@@ -12,11 +12,6 @@ export class PostgresOrderRepository implements OrderRepository {
 
   constructor(db: Knex | Knex.Transaction) {
     this.#db = db;
-  }
-
-  async insert(order: Order): Promise<void> {
-    const row = orderToRow(order);
-    await translateErrors(() => this.#db('orders').insert({ ...row, line_items: JSON.stringify(row.line_items) }));
   }
 
   async findById(scope: Scope, id: string): Promise<Order | undefined> {

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import { translateErrors } from './database.ts';
 import { PostgresEventOutbox } from './postgres-event-outbox.ts';
-import { PostgresIdempotencyStore } from './postgres-idempotency-store.ts';
 import { PostgresOrderRepository } from './postgres-order-repository.ts';
 import { PostgresPaymentAttemptRepository } from './postgres-payment-attempt-repository.ts';
 
@@ -20,7 +19,6 @@ export class PostgresUnitOfWork implements UnitOfWork {
         work({
           orders: new PostgresOrderRepository(trx),
           outbox: new PostgresEventOutbox(trx),
-          idempotency: new PostgresIdempotencyStore(trx),
           attempts: new PostgresPaymentAttemptRepository(trx),
         }),
       ),

@@ -10,7 +10,7 @@ import {
 } from '../../gen/checkout/v1/checkout_pb.ts';
 import { parseCard } from '../../domain/payment/card.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import { toConnectError } from '../connect-errors.ts';
+import { createGuard } from '../connect-errors.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
 import type { PaymentEngine } from './payment-engine.ts';
 
@@ -19,13 +19,7 @@ export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
 
 /** Implements checkout.v1.CheckoutService over the payment engine. */
 export function createCheckoutService(deps: { readonly engine: PaymentEngine; readonly clock: Clock; readonly onInternalError: (err: unknown) => void }): ServiceImpl<typeof CheckoutService> {
-  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw toConnectError(err, deps.onInternalError);
-    }
-  };
+  const guard = createGuard(deps.onInternalError);
   const token = (ctx: HandlerContext) => ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER) ?? '';
 
   return {

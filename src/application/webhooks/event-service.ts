@@ -19,7 +19,7 @@ import type { EventFeed } from '../../ports/event-subscription.port.ts';
 import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
 import type { WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
-import { toConnectError } from '../connect-errors.ts';
+import { createGuard, toConnectError } from '../connect-errors.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../list-orders.ts';
 import { attemptToProto, eventToProto } from './webhook-mapper.ts';
 
@@ -37,13 +37,8 @@ export interface EventServiceDeps {
 /** Implements checkout.v1.EventService: the event log, its deliveries, redelivery and the live tail. */
 export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof EventService> {
   const caller = (ctx: HandlerContext): Promise<Caller> => deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
-  const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => {
-    try {
-      return await fn(await caller(ctx));
-    } catch (err) {
-      throw toConnectError(err, deps.onInternalError);
-    }
-  };
+  const guarded = createGuard(deps.onInternalError);
+  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await caller(ctx)));
   const found = async (scope: Scope, id: string) => {
     const event = await deps.events.findById(scope, id);
     if (!event) throw new DomainError('event.not_found', `No such event: "${id}".`, 'id');

@@ -20,7 +20,7 @@ import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
 import type { EndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
-import { toConnectError } from '../connect-errors.ts';
+import { createGuard } from '../connect-errors.ts';
 import { endpointToProto } from './webhook-mapper.ts';
 
 /** Default and longest overlap during which a rotated-out secret still signs. */
@@ -41,13 +41,8 @@ export interface WebhookEndpointServiceDeps {
 
 /** Implements checkout.v1.WebhookEndpointService: endpoint CRUD, secret rotation, bulk replay. */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
-  const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => {
-    try {
-      return await fn(await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret'));
-    } catch (err) {
-      throw toConnectError(err, deps.onInternalError);
-    }
-  };
+  const guarded = createGuard(deps.onInternalError);
+  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret')));
   const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
     const endpoint = await deps.endpoints.findById(scope, id);
     if (!endpoint) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');

@@ -5,7 +5,6 @@
  */
 export type DomainErrorCode =
   | 'request.parameter_missing'
-  | 'request.parameter_unknown'
   | 'request.parameter_invalid'
   | 'money.amount_invalid'
   | 'money.amount_too_large'
