@@ -7,6 +7,7 @@ import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { registerWebhookRoutes } from './rest/webhooks.ts';
+import type { CheckReadiness } from '../src/application/check-readiness.ts';
 import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   /** The API base address, shown in the OpenAPI document. */
   readonly publicUrl: string;
   readonly logger?: FastifyServerOptions['logger'];
+  /** Backs `GET /readyz`; without it the route is not registered. */
+  readonly readiness?: CheckReadiness;
 }
 
 declare module 'fastify' {
@@ -108,7 +111,18 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 
   const document = openApiDocument(options.publicUrl);
   app.get('/v1/openapi.json', async () => document);
+  // Liveness: the process runs and serves HTTP. Readiness (can it do its work?) is /readyz.
   app.get('/healthz', async () => ({ ok: true }));
+  const readiness = options.readiness;
+  if (readiness) {
+    app.get('/readyz', async (req, reply) => {
+      const result = await readiness();
+      if (result.ready) return result;
+      const down = Object.entries(result.checks).filter(([, check]) => check.required && check.status !== 'ok').map(([name]) => name);
+      const err = new RestError(503, 'api_error', 'service_unavailable', `Not ready: cannot reach ${down.join(', ')}.`);
+      return reply.code(503).send({ ...result, ...toRestError(err, req.id).body });
+    });
+  }
 
   await app.register(fastifyConnectPlugin, { routes: options.routes });
   return app;

@@ -16,6 +16,9 @@ import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-se
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { RETRY_WINDOW_MS } from '../src/domain/webhook/retry-schedule.ts';
 import { systemClock } from '../src/adapters/system/system-clock.ts';
+import { createCheckReadiness } from '../src/application/check-readiness.ts';
+import { PostgresDependencyProbe } from '../src/adapters/postgres/postgres-dependency-probe.ts';
+import { NatsDependencyProbe } from '../src/adapters/nats/nats-dependency-probe.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { buildGateway } from './app.ts';
 import { listenH1AndH2c } from './listen.ts';
@@ -100,7 +103,15 @@ export async function startService(config: Config): Promise<RunningService> {
   });
   const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
 
-  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel } });
+  // Postgres must answer for the service to be ready; NATS is reported, since orders are accepted while it is down.
+  const readiness = createCheckReadiness({
+    required: [new PostgresDependencyProbe(config.databaseUrl, 2000)],
+    informational: [new NatsDependencyProbe(() => nc)],
+    clock: systemClock,
+    timeoutMs: 2000,
+    cacheMs: 1000,
+  });
+  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel }, readiness });
   logRef.app = app;
   await app.ready();
   let server: Server;

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { connect as connectNats } from 'nats';
 
 /** The machine's NATS (JetStream on); tests isolate themselves by stream and subject names. */
 export const MACHINE_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -81,4 +82,13 @@ export async function startOwnNatsServer(binary = process.env.NATS_SERVER_BIN ??
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Deletes a JetStream stream that a test's service made on the machine's NATS (it outlives the test otherwise). */
+export async function deleteStream(name: string): Promise<void> {
+  const nc = await connectNats({ servers: MACHINE_NATS_URL, timeout: 2000 }).catch(() => undefined);
+  if (!nc) return;
+  const jsm = await nc.jetstreamManager().catch(() => undefined);
+  await jsm?.streams.delete(name).catch(() => undefined);
+  await nc.close();
 }

@@ -33,7 +33,9 @@ export async function migrateLatest(knex: Knex): Promise<string[]> {
   return applied;
 }
 
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+// EMFILE and ENFILE: this process (or the machine) is out of file descriptors, so no connection can be
+// opened. That is an outage to report as 503, not a fault in the request.
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN', 'EMFILE', 'ENFILE']);
 
 /** True when err says Postgres cannot be reached or is refusing work, not that the query was wrong. */
 export function isUnavailable(err: unknown): boolean {

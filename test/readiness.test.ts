@@ -1,0 +1,148 @@
+// GET /readyz against the real service, with Postgres behind a relay the test cuts and restores
+// (the machine's Postgres keeps running), and the Postgres adapter in a process out of file
+// descriptors: Postgres that cannot be reached is 503 and unready, never 500.
+import net from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderBody } from './support/service.ts';
+import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from './support/database.ts';
+import { waitFor } from './support/wait.ts';
+import { httpRequest } from './support/raw-http.ts';
+import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+import { loadConfig } from '../src/config.ts';
+import { startService, type RunningService } from '../gateway/server.ts';
+
+/** A TCP relay in front of Postgres that the test can cut (every connection dropped, new ones refused) and restore. */
+class CuttablePostgres {
+  readonly #target = new URL(TEST_POSTGRES_URL);
+  readonly #sockets = new Set<net.Socket>();
+  #server: net.Server | undefined;
+  port = 0;
+
+  async up(): Promise<void> {
+    this.#server = net.createServer((client) => {
+      const upstream = net.connect({ host: this.#target.hostname, port: Number(this.#target.port || 5432) });
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.once('close', () => {
+          this.#sockets.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.#server!.once('error', reject);
+      this.#server!.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.#server.address() as net.AddressInfo).port;
+  }
+
+  async down(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** A connection URL like `url` but through the relay. */
+  url(url: string): string {
+    const through = new URL(url);
+    through.hostname = '127.0.0.1';
+    through.port = String(this.port);
+    return through.toString();
+  }
+}
+
+describe('GET /readyz', () => {
+  const relay = new CuttablePostgres();
+  const stream = uniqueStream();
+  let db: TestDatabase;
+  let service: RunningService;
+  let base: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ migrate: false });
+    await relay.up();
+    service = await startService({
+      ...loadConfig({ LOG_LEVEL: 'silent', RUN_DISPATCHER: 'false' }),
+      databaseUrl: relay.url(db.url),
+      databasePoolMax: 5,
+      natsUrl: MACHINE_NATS_URL,
+      natsStream: stream.stream,
+      natsSubjectPrefix: stream.subjectPrefix,
+      port: await freePort(),
+      host: '127.0.0.1',
+    });
+    base = `http://127.0.0.1:${service.port}`;
+  });
+  afterAll(async () => {
+    await relay.up().catch(() => undefined);
+    await service?.close();
+    await relay.down();
+    await db?.drop();
+    await deleteStream(stream.stream);
+  });
+
+  const readyz = async () => {
+    const res = await httpRequest(Number(new URL(base).port), 'GET', '/readyz');
+    return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };
+  };
+
+  it('is ready while Postgres answers, unready (503, no 500 from the API) while it cannot be reached, and ready again when it is back', async () => {
+    const port = service.port;
+    const key = service.firstSandbox!.test_secret_key;
+    const ready = await waitFor('readiness', readyz, (r) => r.status === 200);
+    expect(ready.json).toMatchObject({ ready: true, checks: { postgres: { status: 'ok', required: true }, nats: { required: false } } });
+    // /healthz is liveness only.
+    expect((await httpRequest(port, 'GET', '/healthz')).status).toBe(200);
+
+    await relay.down();
+    const unready = await waitFor('unreadiness', readyz, (r) => r.status === 503);
+    expect(unready.json).toMatchObject({
+      ready: false,
+      checks: { postgres: { status: 'unavailable', required: true } },
+      error: { type: 'api_error', code: 'service_unavailable', message: expect.stringContaining('postgres'), request_id: expect.stringMatching(/^req_/) },
+    });
+    expect((await httpRequest(port, 'GET', '/healthz')).status).toBe(200);
+    const refused = await httpRequest(port, 'POST', '/v1/orders', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify(orderBody()));
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body).error).toMatchObject({ code: 'service_unavailable' });
+
+    await relay.up();
+    await waitFor('readiness after Postgres is back', readyz, (r) => r.status === 200);
+    const created = await httpRequest(port, 'POST', '/v1/orders', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify(orderBody()));
+    expect(created.status).toBe(201);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('Postgres errors when the process is out of file descriptors', () => {
+  it('are "unavailable" (503), not internal errors (500)', async () => {
+    // A child with a low descriptor limit fills it up, then asks Postgres through the adapter.
+    const script = `
+      import { openSync } from 'node:fs';
+      import { createDatabase, translateErrors } from './src/adapters/postgres/database.ts';
+      const knex = createDatabase({ url: process.env.DB_URL, poolMax: 1, acquireTimeoutMs: 2000 });
+      const held = [];
+      try { for (;;) held.push(openSync('/dev/null', 'r')); } catch (err) { if (err.code !== 'EMFILE') throw err; }
+      try {
+        await translateErrors(() => knex.raw('select 1'));
+        console.log(JSON.stringify({ outcome: 'answered' }));
+      } catch (err) {
+        console.log(JSON.stringify({ outcome: err.name, cause: err.cause?.code ?? err.cause?.message }));
+      }
+      process.exit(0);
+    `;
+    const { stdout } = await promisify(execFile)('sh', ['-c', `ulimit -n 64 && exec "${process.execPath}" --input-type=module -e "$SCRIPT"`], {
+      cwd: process.cwd(),
+      env: { ...process.env, SCRIPT: script, DB_URL: `${TEST_POSTGRES_URL}/postgres` },
+      timeout: 30_000,
+    });
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ outcome: 'ServiceUnavailableError', cause: 'EMFILE' });
+  });
+});
