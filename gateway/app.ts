@@ -8,7 +8,7 @@ import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { registerWebhookRoutes } from './rest/webhooks.ts';
 import type { CheckReadiness } from '../src/application/check-readiness.ts';
-import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
+import { clientErrorHandler, frameworkErrorHandler, newRequestId } from './client-errors.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
 import { RestError, toRestError } from './rest/rest-error.ts';
@@ -55,8 +55,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
-    genReqId: () => `req_${randomBase62(20)}`,
+    genReqId: newRequestId,
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests that never reach a route (parser errors, timeouts, undecodable paths) get the documented error body too.
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   });
 
 

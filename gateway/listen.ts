@@ -1,8 +1,9 @@
-import http2 from 'node:http2';
+import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { h2RequestProblem, sendH2Error } from './client-errors.ts';
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
 const H2_PREFACE_START = Buffer.from('PRI * HTTP/2');
@@ -27,7 +28,16 @@ export async function listenH1AndH2c(
   port: number,
   host: string,
 ): Promise<net.Server> {
-  const h2 = http2.createServer(connectNodeAdapter({ routes }));
+  const connect = connectNodeAdapter({
+    routes,
+    // h2c carries only the Connect services; anything else gets the REST error body, not an empty 404.
+    fallback: (req, res) => sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),
+  });
+  const h2 = http2.createServer((req: Http2ServerRequest, res: Http2ServerResponse) => {
+    const problem = h2RequestProblem(req);
+    if (problem) return sendH2Error(res, problem.status, problem.code, problem.message);
+    connect(req, res);
+  });
   /** Connections not yet routed (no preface decision yet). */
   const unrouted = new Set<net.Socket>();
   /** HTTP/1.1 connections, with the number of requests in flight on each. */
