@@ -1,50 +1,79 @@
-import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
-import net from 'node:net';
+import http2, { type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import type net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import type { ConnectionLimits } from '../src/config.ts';
 import { h2RequestProblem, sendH2Error } from './client-errors.ts';
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
 const H2_PREFACE_START = Buffer.from('PRI * HTTP/2');
-/** A connection that sends nothing for this long is dropped before it is handed to either server. */
-const FIRST_BYTES_TIMEOUT_MS = 30_000;
+
+/** The limits of {@link ConnectionLimits} at their documented defaults. */
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+};
+
+/** Streams one h2c session may have open at once (Node's default is unlimited). */
+const H2_MAX_CONCURRENT_STREAMS = 100;
 
 /**
  * Serves HTTP/1.1 and cleartext HTTP/2 on one port: HTTP/1.1 connections go
  * to the Fastify server (REST, pages, Connect, gRPC-Web), HTTP/2 ones (gRPC
  * clients speak h2c) to a Connect handler with the same routes.
  *
- * close() on the returned server stops accepting and winds down the open
- * connections: HTTP/2 sessions get a GOAWAY (in-flight calls finish), idle
- * HTTP/1.1 keep-alive connections are ended at once and busy ones after their
- * response. The HTTP/1.1 server never listens itself, so its own connection
- * tracking (closeIdleConnections) is not available; without this, close() would
- * wait for clients to drop their keep-alive connections.
+ * The Fastify server itself listens, so Node's own limits work on it:
+ * `headersTimeout`, `requestTimeout` and `keepAliveTimeout` are checked on
+ * every HTTP/1.1 connection, and `maxConnections` counts every accepted
+ * connection, whichever protocol it turns out to speak. Its 'connection'
+ * listener is replaced by one that reads the first bytes: an HTTP/2 preface
+ * goes to the HTTP/2 server, anything else to Node's HTTP/1.1 handler. The
+ * HTTP/2 sessions get the same limits by hand (see superviseSession).
+ *
+ * close() on the returned server (it is `http1`) stops accepting and winds
+ * down the open connections: HTTP/2 sessions get a GOAWAY (in-flight calls
+ * finish), HTTP/1.1 connections with no request in flight are closed at
+ * once and busy ones after their response.
+ * @throws Error when `http1` is already listening, or the port cannot be bound.
  */
 export async function listenH1AndH2c(
   http1: Server,
   routes: (router: ConnectRouter) => void,
   port: number,
   host: string,
-): Promise<net.Server> {
+  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+): Promise<Server> {
+  if (http1.listening) throw new Error('listenH1AndH2c: the HTTP/1.1 server is already listening; build a gateway per listener.');
   const connect = connectNodeAdapter({
     routes,
     // h2c carries only the Connect services; anything else gets the REST error body, not an empty 404.
     fallback: (req, res) => sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),
   });
-  const h2 = http2.createServer((req: Http2ServerRequest, res: Http2ServerResponse) => {
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: H2_MAX_CONCURRENT_STREAMS } }, (req: Http2ServerRequest, res: Http2ServerResponse) => {
     const problem = h2RequestProblem(req);
     if (problem) return sendH2Error(res, problem.status, problem.code, problem.message);
     connect(req, res);
   });
+  h2.on('session', (session) => superviseSession(session, limits));
+
+  http1.headersTimeout = limits.headersTimeoutMs;
+  http1.requestTimeout = limits.requestTimeoutMs;
+  http1.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // Node checks the header and request deadlines on this interval (the createServer option, read when the
+  // server starts listening; @types/node lacks the property); a tenth of the header timeout keeps the overshoot small.
+  (http1 as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1000, Math.max(50, Math.floor(limits.headersTimeoutMs / 10)));
+  http1.maxConnections = limits.maxConnections;
+
   /** Connections not yet routed (no preface decision yet). */
   const unrouted = new Set<net.Socket>();
   /** HTTP/1.1 connections, with the number of requests in flight on each. */
   const h1Sockets = new Map<net.Socket, number>();
   let closing = false;
 
-  const onH1Request = (req: IncomingMessage, res: ServerResponse) => {
+  http1.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     const inFlight = h1Sockets.get(socket);
     if (inFlight === undefined) return;
@@ -52,14 +81,20 @@ export async function listenH1AndH2c(
     res.once('close', () => {
       const left = (h1Sockets.get(socket) ?? 1) - 1;
       h1Sockets.set(socket, left);
-      if (closing && left === 0) socket.end();
+      if (closing && left === 0) socket.destroy();
     });
-  };
-  http1.on('request', onH1Request);
+  });
 
-  const route = (socket: net.Socket) => {
+  // Node's HTTP/1.1 connection handler (and any other 'connection' listener) now runs only for HTTP/1.1 sockets.
+  const h1ConnectionListeners = http1.listeners('connection') as ((socket: net.Socket) => void)[];
+  http1.removeAllListeners('connection');
+  http1.on('connection', (socket: net.Socket) => {
+    // Until routed, a half-closed connection is simply closed (the HTTP/1.1 server keeps half-open ones for its own reasons).
+    socket.allowHalfOpen = false;
     const chunks: Buffer[] = [];
-    const onTimeout = () => socket.destroy();
+    // A hard deadline, not an idle timeout: a client trickling one byte at a time cannot extend it.
+    const deadline = setTimeout(() => socket.destroy(), limits.headersTimeoutMs);
+    deadline.unref();
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
@@ -68,47 +103,102 @@ export async function listenH1AndH2c(
       // A first segment shorter than the preface start that matches it so far: wait for more bytes.
       if (startsLikeH2 && head.length < H2_PREFACE_START.length) return;
       socket.off('data', onData);
-      socket.off('timeout', onTimeout);
-      socket.setTimeout(0);
+      clearTimeout(deadline);
       unrouted.delete(socket);
       socket.pause();
       socket.unshift(head);
       if (startsLikeH2) {
         h2.emit('connection', socket);
       } else {
+        socket.allowHalfOpen = true;
         h1Sockets.set(socket, 0);
         socket.once('close', () => h1Sockets.delete(socket));
-        http1.emit('connection', socket);
+        for (const listener of h1ConnectionListeners) listener.call(http1, socket);
         socket.resume();
       }
     };
     unrouted.add(socket);
-    socket.once('close', () => unrouted.delete(socket));
-    socket.setTimeout(FIRST_BYTES_TIMEOUT_MS, onTimeout);
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      unrouted.delete(socket);
+    });
     socket.on('data', onData);
     socket.on('error', () => socket.destroy());
-  };
+    if (closing) socket.destroy();
+  });
 
   const windDown = () => {
     closing = true;
     h2.close();
     for (const socket of unrouted) socket.destroy();
-    for (const [socket, inFlight] of h1Sockets) if (inFlight === 0) socket.end();
+    for (const [socket, inFlight] of h1Sockets) if (inFlight === 0) socket.destroy();
+  };
+  // close() must also reach the HTTP/2 sessions and the unrouted sockets, which Node's HTTP/1.1 server does not know.
+  const closeHttp1 = http1.close.bind(http1);
+  http1.close = (callback?: (err?: Error) => void) => {
+    if (!closing) windDown();
+    return closeHttp1(callback);
   };
 
-  const server = new (class extends net.Server {
-    override close(callback?: (err?: Error) => void): this {
-      super.close(callback);
-      if (!closing) windDown();
-      return this;
-    }
-  })(route);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
+    http1.once('error', reject);
+    http1.listen(port, host, () => {
+      http1.off('error', reject);
       resolve();
     });
   });
-  return server;
+  return http1;
+}
+
+/**
+ * Gives an h2c session the limits HTTP/1.1 gets from Node: the preface and
+ * SETTINGS within the header timeout, each stream's request (up to its
+ * END_STREAM) within the request timeout, and a session with no open stream
+ * closed after the keep-alive timeout. Responses are not bounded, so a
+ * server stream (EventService/ListenEvents) runs as long as the client
+ * listens. Every deadline is hard: bytes trickled in do not extend it.
+ */
+function superviseSession(session: Http2Session, limits: ConnectionLimits): void {
+  const timers = new Set<NodeJS.Timeout>();
+  const after = (ms: number, fn: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+    return timer;
+  };
+  const stop = (timer: NodeJS.Timeout | undefined) => {
+    if (!timer) return;
+    clearTimeout(timer);
+    timers.delete(timer);
+  };
+
+  const preface = after(limits.headersTimeoutMs, () => session.destroy());
+  session.once('remoteSettings', () => stop(preface));
+
+  let open = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const startIdle = () => {
+    idle = after(limits.keepAliveTimeoutMs, () => session.close());
+  };
+  startIdle();
+  session.on('stream', (stream: ServerHttp2Stream) => {
+    open += 1;
+    stop(idle);
+    // remoteClose is the peer's END_STREAM as the protocol saw it, read or not by the handler.
+    const receiving = after(limits.requestTimeoutMs, () => {
+      if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2.constants.NGHTTP2_CANCEL);
+    });
+    stream.once('close', () => {
+      stop(receiving);
+      open -= 1;
+      if (open === 0 && !session.closed && !session.destroyed) startIdle();
+    });
+  });
+  session.once('close', () => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+  });
 }

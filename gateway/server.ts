@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
@@ -116,13 +117,21 @@ export async function startService(config: Config): Promise<RunningService> {
   await app.ready();
   let server: Server;
   try {
-    server = await listenH1AndH2c(app.server, core.routes, config.port, config.host);
+    server = await listenH1AndH2c(app.server, core.routes, config.port, config.host, config.connectionLimits);
   } catch (err) {
     await knex.destroy();
     throw new StartupError(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}. Set PORT to a free port.`);
   }
   const port = (server.address() as AddressInfo).port;
   const log = app.log;
+  warnIfDescriptorsShort(config.connectionLimits.maxConnections, (line) => log.warn(line));
+  let lastDropWarning = 0;
+  server.on('drop', () => {
+    // One line a minute at most: a flood of refused connections must not flood the log as well.
+    if (Date.now() - lastDropWarning < 60_000) return;
+    lastDropWarning = Date.now();
+    log.warn(`Refusing new connections: MAX_CONNECTIONS (${config.connectionLimits.maxConnections}) are open.`);
+  });
 
   // Events: the relay starts once NATS answers; until then orders are accepted and events wait in the outbox.
   let relay: OutboxRelay | undefined;
@@ -190,6 +199,27 @@ export async function startService(config: Config): Promise<RunningService> {
       await knex.destroy();
     },
   };
+}
+
+/** Descriptors kept free for what the process opens itself: Postgres pools, NATS, webhook deliveries, files. */
+const DESCRIPTOR_RESERVE = 512;
+
+/**
+ * Warns when MAX_CONNECTIONS leaves too few file descriptors under the
+ * process's limit (`ulimit -n`), where a flood of connections would starve
+ * the Postgres pool (EMFILE). Linux only; elsewhere it says nothing.
+ */
+function warnIfDescriptorsShort(maxConnections: number, warn: (line: string) => void): void {
+  let limit: number;
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    limit = Number(line?.split(/\s{2,}/)[1]);
+  } catch {
+    return;
+  }
+  if (Number.isFinite(limit) && maxConnections + DESCRIPTOR_RESERVE > limit) {
+    warn(`MAX_CONNECTIONS (${maxConnections}) leaves fewer than ${DESCRIPTOR_RESERVE} of the ${limit} file descriptors this process may open (ulimit -n); lower MAX_CONNECTIONS or raise the limit.`);
+  }
 }
 
 /** Builds the webhook dispatcher over the durable consumer "webhook-dispatcher". */

@@ -32,6 +32,20 @@ export interface Config {
    * delivery falls due again after this (must exceed the timeout).
    */
   readonly webhookLeaseMs: number;
+  /** Limits that keep slow or idle clients from holding connections (see gateway/listen.ts). */
+  readonly connectionLimits: ConnectionLimits;
+}
+
+/** How long a client may take, and how many connections it may hold, on every protocol of the port. */
+export interface ConnectionLimits {
+  /** A new connection's first bytes, a request's headers (HTTP/1.1) or an h2c session's preface and SETTINGS must arrive within this. */
+  readonly headersTimeoutMs: number;
+  /** A request, headers and body, must be received within this of its first byte (HTTP/1.1) or of its stream opening (h2c). */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection or h2c session with no open stream is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** Most connections open at once, over all protocols; more are closed as soon as they are accepted. */
+  readonly maxConnections: number;
 }
 
 /** A configuration value that cannot be used; the message says which and why. */
@@ -64,9 +78,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
+    connectionLimits: {
+      headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+      maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);
+  }
+  const limits = config.connectionLimits;
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be longer than HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}).`);
   }
   return config;
 }

@@ -316,6 +316,8 @@ describe('operator errors', () => {
     ['PORT', '70000', /PORT must be an integer/],
     ['DATABASE_URL', 'mysql://localhost/x', /DATABASE_URL must use postgres: or postgresql:/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL has an invalid value "loud"/],
+    ['MAX_CONNECTIONS', '0', /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/],
+    ['HTTP_HEADERS_TIMEOUT_MS', '60000', /HTTP_HEADERS_TIMEOUT_MS \(60000\) must not be longer than HTTP_REQUEST_TIMEOUT_MS \(30000\)/],
   ])('%s=%s is refused with a message naming it and exit code 1', async (key, value, message) => {
     const exit = await runCli(['serve'], cliEnv({ [key]: value }), 20_000);
     expect(exit.code).toBe(1);

@@ -382,7 +382,10 @@ describe('listenH1AndH2c', () => {
   });
 
   it('close() completes while an HTTP/1.1 keep-alive connection and a gRPC channel are still open', async () => {
-    const own = await listenH1AndH2c(app.server, core.routes, 0, '127.0.0.1');
+    // A gateway of its own: the listener is the gateway's HTTP server, so one gateway serves one port.
+    const ownApp = await buildGateway({ routes: core.routes, publicUrl: API_URL });
+    await ownApp.ready();
+    const own = await listenH1AndH2c(ownApp.server, core.routes, 0, '127.0.0.1');
     const ownPort = (own.address() as AddressInfo).port;
     const rest = await fetch(`http://127.0.0.1:${ownPort}/healthz`); // undici keeps the connection alive
     expect(rest.status).toBe(200);
@@ -398,6 +401,7 @@ describe('listenH1AndH2c', () => {
       await within(5000, 'close() with open client connections', () => new Promise<void>((resolve, reject) => own.close((err) => (err ? reject(err) : resolve()))));
     } finally {
       grpcClient.close();
+      await ownApp.close();
     }
   });
 });
