@@ -3,19 +3,11 @@ import type net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
-import type { ConnectionLimits } from '../src/config.ts';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../src/config.ts';
 import { h2RequestProblem, sendH2Error } from './client-errors.ts';
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
 const H2_PREFACE_START = Buffer.from('PRI * HTTP/2');
-
-/** The limits of {@link ConnectionLimits} at their documented defaults. */
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 10_000,
-};
 
 /** Streams one h2c session may have open at once (Node's default is unlimited). */
 const H2_MAX_CONCURRENT_STREAMS = 100;
@@ -124,7 +116,6 @@ export async function listenH1AndH2c(
     });
     socket.on('data', onData);
     socket.on('error', () => socket.destroy());
-    if (closing) socket.destroy();
   });
 
   const windDown = () => {

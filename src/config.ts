@@ -48,6 +48,14 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
 }
 
+/** The documented defaults of {@link ConnectionLimits}. */
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+};
+
 /** A configuration value that cannot be used; the message says which and why. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -79,10 +87,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
     connectionLimits: {
-      headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
-      requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
-      keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
-      maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.headersTimeoutMs, 100, 600_000),
+      requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.requestTimeoutMs, 100, 3_600_000),
+      keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs, 100, 600_000),
+      maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 1, 1_000_000),
     },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
