@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createClient, type ConnectRouter } from '@connectrpc/connect';
+import { createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   /** The API base address, shown in the OpenAPI document. */
   readonly publicUrl: string;
   readonly logger?: FastifyServerOptions['logger'];
+  /** Take the client's address from X-Forwarded-For (set only behind a proxy that writes it). */
+  readonly trustProxy?: boolean;
 }
 
 declare module 'fastify' {
@@ -54,6 +57,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: options.trustProxy ?? false,
   });
 
 
@@ -110,6 +114,6 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   app.get('/v1/openapi.json', async () => document);
   app.get('/healthz', async () => ({ ok: true }));
 
-  await app.register(fastifyConnectPlugin, { routes: options.routes });
+  await app.register(fastifyConnectPlugin, { routes: options.routes, contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip) });
   return app;
 }

@@ -97,10 +97,11 @@ export async function startService(config: Config): Promise<RunningService> {
     checkoutHost: config.checkoutUrl,
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
     eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
+    velocity: config.cardVelocity,
   });
   const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
 
-  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel } });
+  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel }, trustProxy: config.trustProxy });
   logRef.app = app;
   await app.ready();
   let server: Server;
@@ -147,9 +148,18 @@ export async function startService(config: Config): Promise<RunningService> {
     }
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
 
-  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout.
+  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout, and
+  // attempts a crashed process left behind are settled (a capture nobody recorded is reversed).
+  let sweeping = false;
   const expiry = setInterval(() => {
-    core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed'));
+    if (sweeping) return;
+    sweeping = true;
+    Promise.all([
+      core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed')),
+      core.payments.recoverAttempts(100).catch((err) => log.warn({ err }, 'payment recovery sweep failed')),
+    ]).finally(() => {
+      sweeping = false;
+    });
   }, 5000);
   expiry.unref();
 

@@ -32,6 +32,7 @@ import { systemClock } from './adapters/system/system-clock.ts';
 import { cryptoIdGenerator } from './adapters/system/crypto-id-generator.ts';
 import type { Clock } from './ports/clock.port.ts';
 import type { IdGenerator } from './ports/id-generator.port.ts';
+import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from './domain/payment/velocity.ts';
 
 /** What the core needs from its host process. */
 export interface CoreOptions {
@@ -43,6 +44,8 @@ export interface CoreOptions {
   readonly ids?: IdGenerator;
   /** Live tail of events for `checkout listen`; without it ListenEvents answers unavailable. */
   readonly eventFeed?: EventFeed;
+  /** Card-testing limits of the checkout (DEFAULT_VELOCITY_LIMITS when absent). */
+  readonly velocity?: VelocityLimits;
 }
 
 const NO_FEED: EventFeed = {
@@ -81,6 +84,8 @@ export function createCore(options: CoreOptions): Core {
     testCards: merchants,
     testRoutes: { primary: new SimulatedAlphaAcquirer(merchants), alternative: new SimulatedBetaAcquirer(merchants) },
     liveRoutes: undefined,
+    velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
+    onBackgroundError: options.onInternalError,
   });
   const onInternalError = options.onInternalError;
   const orderService = createOrderService({

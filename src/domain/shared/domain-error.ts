@@ -23,6 +23,7 @@ export type DomainErrorCode =
   | 'checkout.payment_in_progress'
   | 'checkout.method_unavailable'
   | 'checkout.attempt_not_found'
+  | 'checkout.velocity_limited'
   | 'card.number_invalid'
   | 'card.expiry_invalid'
   | 'card.cvc_invalid'
