@@ -10,6 +10,7 @@ import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/web
 import { registerWebhookRoutes } from './rest/webhooks.ts';
 import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
+import { returnCoreHeaders } from './rest/core-call.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
 import { RestError, toRestError } from './rest/rest-error.ts';
 import { openApiDocument } from './openapi.ts';
@@ -71,7 +72,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
       : toRestError(err, req.id);
     if (mapped.status >= 500) req.log.error({ err }, 'request failed');
-    return reply.code(mapped.status).send(mapped.body);
+    return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -105,6 +106,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (body === '') return done(null, undefined);
       defaultJson(req, body as string, done);
     });
+    returnCoreHeaders(rest);
     registerOrderRoutes(rest, createClient(OrderService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookRoutes(rest, createClient(WebhookEndpointService, transport), createClient(EventService, transport));

@@ -7,6 +7,7 @@ import { createCore, type Core } from '../src/core.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../src/adapters/postgres/postgres-idempotency-store.ts';
 import { PostgresOutboxReader } from '../src/adapters/postgres/postgres-event-outbox.ts';
+import { purgeIdleRateLimitBuckets } from '../src/adapters/postgres/postgres-rate-limiter.ts';
 import { connectNats, ensureStream } from '../src/adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../src/adapters/nats/jetstream-event-publisher.ts';
 import { createOutboxRelay, type OutboxRelay } from '../src/application/relay-outbox.ts';
@@ -98,6 +99,7 @@ export async function startService(config: Config): Promise<RunningService> {
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
     eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
     velocity: config.cardVelocity,
+    rateLimit: config.rateLimit,
   });
   const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
 
@@ -165,6 +167,7 @@ export async function startService(config: Config): Promise<RunningService> {
 
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(knex).catch((err) => log.warn({ err }, 'idempotency key purge failed'));
+    purgeIdleRateLimitBuckets(knex).catch((err) => log.warn({ err }, 'rate-limit bucket purge failed'));
   }, 10 * 60_000);
   purge.unref();
 

@@ -41,6 +41,8 @@ export interface Config {
   };
   /** Whether the client's address comes from X-Forwarded-For (behind a proxy that sets it). */
   readonly trustProxy: boolean;
+  /** API rate limit per key: tokens per second and bucket size (perSecond 0 switches it off). */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
 }
 
 /** A configuration value that cannot be used; the message says which and why. */
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       declineWeight: integer(env, 'CARD_VELOCITY_DECLINE_WEIGHT', 4, 1, 100),
     },
     trustProxy: name(env, 'TRUST_PROXY', 'false', /^(true|false)$/) === 'true',
+    rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);

@@ -22,6 +22,7 @@ import { createTestHelperService } from './application/test-helper-service.ts';
 import { createCheckoutService } from './application/checkout/checkout-service.ts';
 import { createPaymentEngine, type PaymentEngine } from './application/checkout/payment-engine.ts';
 import { PostgresMerchantRepository } from './adapters/postgres/postgres-merchant-repository.ts';
+import { PostgresRateLimiter, type RateLimitPolicy } from './adapters/postgres/postgres-rate-limiter.ts';
 import { PostgresOrderRepository } from './adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentAttemptRepository } from './adapters/postgres/postgres-payment-attempt-repository.ts';
 import { PostgresUnitOfWork } from './adapters/postgres/postgres-unit-of-work.ts';
@@ -46,6 +47,8 @@ export interface CoreOptions {
   readonly eventFeed?: EventFeed;
   /** Card-testing limits of the checkout (DEFAULT_VELOCITY_LIMITS when absent). */
   readonly velocity?: VelocityLimits;
+  /** API rate limit per key; none when absent or when perSecond is 0. */
+  readonly rateLimit?: RateLimitPolicy;
 }
 
 const NO_FEED: EventFeed = {
@@ -74,7 +77,8 @@ export function createCore(options: CoreOptions): Core {
   const orders = new PostgresOrderRepository(options.knex);
   const attempts = new PostgresPaymentAttemptRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
-  const authenticate = createAuthenticate({ keys: merchants });
+  const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
+  const authenticate = createAuthenticate({ keys: merchants, limiter });
   const getOrder = createGetOrder({ orders, attempts });
   const payments = createPaymentEngine({
     uow,

@@ -43,7 +43,8 @@ export type DomainErrorCode =
   | 'auth.key_invalid'
   | 'auth.secret_key_required'
   | 'idempotency.key_invalid'
-  | 'idempotency.key_reused';
+  | 'idempotency.key_reused'
+  | 'rate_limit.exceeded';
 
 /**
  * An expected failure of a use case: bad input, a missing resource, a refused
