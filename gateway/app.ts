@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
-import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
+import { mountConnect } from './connect-mount.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
@@ -116,6 +116,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   app.get('/v1/openapi.json', async () => document);
   app.get('/healthz', async () => ({ ok: true }));
 
-  await app.register(fastifyConnectPlugin, { routes: options.routes, contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip) });
+  await app.register(async (scope) =>
+    mountConnect(scope, {
+      routes: options.routes,
+      contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip),
+      onError: (err, where) => app.log.error({ err }, `Connect handler ${where} failed`),
+    }),
+  );
   return app;
 }

@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
 const H2_PREFACE_START = Buffer.from('PRI * HTTP/2');
@@ -27,8 +27,11 @@ export async function listenH1AndH2c(
   routes: (router: ConnectRouter) => void,
   port: number,
   host: string,
+  onHandlerError: OnHandlerError = () => undefined,
 ): Promise<net.Server> {
-  const h2 = http2.createServer(connectNodeAdapter({ routes, contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.socket.remoteAddress) }));
+  const h2 = http2.createServer(
+    connectNodeListener(routes, { contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.socket.remoteAddress), onError: onHandlerError }),
+  );
   /** Connections not yet routed (no preface decision yet). */
   const unrouted = new Set<net.Socket>();
   /** HTTP/1.1 connections, with the number of requests in flight on each. */

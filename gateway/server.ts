@@ -108,7 +108,7 @@ export async function startService(config: Config): Promise<RunningService> {
   await app.ready();
   let server: Server;
   try {
-    server = await listenH1AndH2c(app.server, core.routes, config.port, config.host);
+    server = await listenH1AndH2c(app.server, core.routes, config.port, config.host, (err, where) => app.log.error({ err }, `Connect handler ${where} failed`));
   } catch (err) {
     await knex.destroy();
     throw new StartupError(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}. Set PORT to a free port.`);

@@ -13,6 +13,7 @@ import { isForbiddenAddress } from './adapters/http/address-policy.ts';
 import { ServiceUnavailableError } from './ports/errors.ts';
 import type { EventFeed } from './ports/event-subscription.port.ts';
 import { createAuthenticate } from './application/authenticate.ts';
+import { guardRequests } from './application/request-guard.ts';
 import { createCreateOrder } from './application/create-order.ts';
 import { createCreateSandbox, type CreateSandboxUseCase } from './application/create-sandbox.ts';
 import { createGetOrder } from './application/get-order.ts';
@@ -115,11 +116,12 @@ export function createCore(options: CoreOptions): Core {
   });
   return {
     routes: (router) => {
-      router.service(OrderService, orderService);
-      router.service(CheckoutService, checkoutService);
-      router.service(TestHelperService, testHelperService);
-      router.service(WebhookEndpointService, endpointService);
-      router.service(EventService, eventService);
+      // Every request passes one check of its strings first, whichever transport brought it.
+      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError));
+      router.service(CheckoutService, guardRequests(CheckoutService, checkoutService, onInternalError));
+      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError));
+      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError));
+      router.service(EventService, guardRequests(EventService, eventService, onInternalError));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     merchants,

@@ -23,6 +23,8 @@ const unauthenticated = (publicCode: string): Mapping => ({ code: Code.Unauthent
 const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'request.parameter_missing': invalidRequest('parameter_missing'),
   'request.parameter_invalid': invalidRequest('parameter_invalid'),
+  'request.string_invalid': invalidRequest('parameter_invalid_string'),
+  'request.id_unknown': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'money.amount_invalid': invalidRequest('amount_invalid'),
   'money.amount_too_large': invalidRequest('amount_too_large'),
   'money.currency_invalid': invalidRequest('currency_invalid'),

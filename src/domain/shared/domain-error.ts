@@ -6,6 +6,8 @@
 export type DomainErrorCode =
   | 'request.parameter_missing'
   | 'request.parameter_invalid'
+  | 'request.string_invalid'
+  | 'request.id_unknown'
   | 'money.amount_invalid'
   | 'money.amount_too_large'
   | 'money.currency_invalid'
