@@ -222,6 +222,8 @@ async function main(): Promise<void> {
       NATS_STREAM: natsStream,
       NATS_SUBJECT_PREFIX: `bench.${id}`,
       LOG_LEVEL: 'warn',
+      // The receiver listens on 127.0.0.1, which the webhook address policy refuses by default.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     });
     await waitHealthy(port);
     const key = server.sandbox.test_secret_key;

@@ -32,6 +32,11 @@ export interface Config {
    * delivery falls due again after this (must exceed the timeout).
    */
   readonly webhookLeaseMs: number;
+  /**
+   * Whether webhooks may reach loopback and private (RFC 1918, fc00::/7) addresses:
+   * for local development and the test suites only; off by default.
+   */
+  readonly webhookAllowPrivateNetworks: boolean;
 }
 
 /** A configuration value that cannot be used; the message says which and why. */
@@ -64,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
+    webhookAllowPrivateNetworks: name(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', /^(true|false)$/) === 'true',
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);

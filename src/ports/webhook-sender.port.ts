@@ -3,7 +3,7 @@ export interface WebhookRequest {
   readonly url: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** Live deliveries may not connect to loopback, private, link-local or metadata addresses. */
+  /** Live deliveries must use https. (The address policy applies to both modes.) */
   readonly livemode: boolean;
   readonly timeoutMs: number;
 }

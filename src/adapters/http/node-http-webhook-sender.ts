@@ -1,38 +1,55 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import net, { type LookupFunction } from 'node:net';
+import type { AddressPolicy } from '../../ports/address-policy.port.ts';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../ports/webhook-sender.port.ts';
-import { isForbiddenAddress } from './address-policy.ts';
 
 const EXCERPT_BYTES = 512;
 
 /**
- * Resolves like dns.lookup but refuses forbidden addresses. Because the
- * socket connects to exactly the address this returns, a name that resolves
- * differently on a second lookup (DNS rebinding) cannot slip through.
+ * Resolves like dns.lookup but drops the addresses the policy refuses.
+ * Because the socket connects to exactly the address this returns, a name
+ * that resolves differently on a second lookup (DNS rebinding) cannot slip through.
  */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const allowed = list.filter((a) => !isForbiddenAddress(a.address));
-    if (allowed.length === 0) {
-      const refused = Object.assign(new Error(`refused to connect to ${hostname}: it resolves only to private or reserved addresses`), { code: 'EFORBIDDENADDRESS' });
-      return callback(refused, '', 0);
-    }
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
-    callback(null, allowed[0]!.address, allowed[0]!.family);
-  });
-};
-
-/** WebhookSender on node:http(s): no redirects followed, a hard timeout, the address policy in live mode. */
-export class NodeHttpWebhookSender implements WebhookSender {
-  readonly #agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
-    guardedHttps: new https.Agent({ keepAlive: true, maxSockets: 16, lookup: guardedLookup }),
+function guardedLookup(policy: AddressPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const refusals: string[] = [];
+      const allowed = (addresses as dns.LookupAddress[]).filter((a) => {
+        const refusal = policy.refuseAddress(a.address);
+        if (refusal !== undefined) refusals.push(refusal);
+        return refusal === undefined;
+      });
+      if (allowed.length === 0) {
+        const refused = Object.assign(new Error(`refused: ${hostname} resolves only to addresses webhooks may not reach (${refusals.join('; ')})`), { code: 'EFORBIDDENADDRESS' });
+        return callback(refused, '', 0);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
+      callback(null, allowed[0]!.address, allowed[0]!.family);
+    });
   };
+}
+
+/**
+ * WebhookSender on node:http(s): no redirects followed, a hard timeout, and
+ * the address policy on every delivery of both modes: a literal address is
+ * judged before connecting, a name by what it resolves to, and the address
+ * actually connected once more before a byte is sent.
+ */
+export class NodeHttpWebhookSender implements WebhookSender {
+  readonly #policy: AddressPolicy;
+  readonly #agents: { readonly http: http.Agent; readonly https: https.Agent };
+
+  constructor(policy: AddressPolicy) {
+    this.#policy = policy;
+    const lookup = guardedLookup(policy);
+    this.#agents = {
+      http: new http.Agent({ keepAlive: true, maxSockets: 16, lookup }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 16, lookup }),
+    };
+  }
 
   send(request: WebhookRequest): Promise<WebhookResponse> {
     const started = performance.now();
@@ -52,14 +69,14 @@ export class NodeHttpWebhookSender implements WebhookSender {
       }
       const secure = url.protocol === 'https:';
       if (request.livemode && !secure) return finish({ statusCode: null, error: 'live-mode endpoints must use https', excerpt: '' });
-      if (request.livemode && isForbiddenAddress(url.hostname.replace(/^\[|\]$/g, ''))) {
-        return finish({ statusCode: null, error: 'refused: private or reserved address', excerpt: '' });
-      }
-      const agent = request.livemode ? this.#agents.guardedHttps : secure ? this.#agents.https : this.#agents.http;
+      // A literal address is connected without a lookup: judge it here.
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      const refusal = net.isIP(host) ? this.#policy.refuseAddress(host) : undefined;
+      if (refusal !== undefined) return finish({ statusCode: null, error: `refused: ${refusal}`, excerpt: '' });
       const body = Buffer.from(request.body);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
-        agent,
+        agent: secure ? this.#agents.https : this.#agents.http,
         headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(body.length) },
         timeout: request.timeoutMs,
       });
@@ -67,12 +84,11 @@ export class NodeHttpWebhookSender implements WebhookSender {
         req.destroy(new Error(`timed out after ${request.timeoutMs} ms`));
       }, request.timeoutMs);
       req.on('socket', (socket) => {
-        if (!request.livemode) return;
-        // Belt and braces: judge the address actually connected, not only what the lookup said.
+        // Belt and braces: judge the address actually connected, not only what the lookup said. This
+        // listener is added before the request's own write waits for 'connect', so it runs first.
         const judge = () => {
-          if (socket.remoteAddress && isForbiddenAddress(socket.remoteAddress)) {
-            req.destroy(new Error(`refused: connected address ${socket.remoteAddress} is private or reserved`));
-          }
+          const connected = socket.remoteAddress === undefined ? undefined : this.#policy.refuseAddress(socket.remoteAddress);
+          if (connected !== undefined) req.destroy(new Error(`refused: connected address ${connected}`));
         };
         // A kept-alive socket comes back already connected: 'connect' will not fire again, and a
         // listener added to it per request would pile up for the socket's lifetime.
