@@ -201,6 +201,20 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
     expect(gap2).toBeGreaterThan(gap1);
   });
 
+  test('the attempt log keeps at most the first 1024 bytes of the answer, cut on a character boundary; NUL and invalid bytes do not stop it being recorded', async () => {
+    const shop = await h.merchant();
+    // 3 + 3000 bytes: "ok", a NUL (Postgres text cannot hold it), then 1000 three-byte characters.
+    const r = await receiver(() => ({ status: 200, body: `ok\0${'€'.repeat(1000)}` }));
+    const endpoint = await createEndpoint(h.base, shop.test_secret_key, r.url(), ['order.paid']);
+    const { eventId } = await paidOrder(shop.test_secret_key);
+    await waitFor('the delivery to succeed', () => deliveryRows(endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+    const [attempt] = await attemptsOf(shop.test_secret_key, eventId);
+    expect(attempt).toMatchObject({ status_code: 200, error: null });
+    // The NUL became U+FFFD (3 bytes), so one more € than the raw cut had room for went: 5 + 339 × 3 = 1022 bytes.
+    expect(attempt!.response_excerpt).toBe(`ok\uFFFD${'€'.repeat(339)}`);
+    expect(Buffer.byteLength(attempt!.response_excerpt, 'utf8')).toBeLessThanOrEqual(1024);
+  });
+
   test('an endpoint that does not answer within the timeout: the attempt is logged as a timeout error and retried', async () => {
     const shop = await h.merchant();
     const r = await receiver((req) => (req.nth === 0 ? 'hang' : { status: 204 }));

@@ -14,7 +14,7 @@ export interface WebhookResponse {
   readonly statusCode: number | null;
   readonly error: string | null;
   readonly durationMs: number;
-  /** The first bytes of the response body. */
+  /** At most the first 1024 bytes of the response body, as UTF-8 text cut on a character boundary. */
   readonly excerpt: string;
 }
 

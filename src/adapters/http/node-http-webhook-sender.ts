@@ -5,7 +5,30 @@ import net, { type LookupFunction } from 'node:net';
 import type { AddressPolicy } from '../../ports/address-policy.port.ts';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../ports/webhook-sender.port.ts';
 
-const EXCERPT_BYTES = 512;
+/** Most bytes of a response body the delivery log keeps. */
+export const EXCERPT_BYTES = 1024;
+// A UTF-8 character is at most 4 bytes: reading 3 past the limit shows whether the limit splits one.
+const READ_BYTES = EXCERPT_BYTES + 3;
+
+/** The longest prefix of at most max bytes that does not end inside a UTF-8 character. */
+function utf8Prefix(bytes: Buffer, max: number): Buffer {
+  if (bytes.length <= max) return bytes;
+  let end = max;
+  // bytes[end] is the first byte left out; while it continues a character, that character is cut: drop it whole.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end);
+}
+
+/**
+ * The start of a response body as text for the delivery log: at most
+ * EXCERPT_BYTES of UTF-8, cut on a character boundary, invalid bytes and NUL
+ * (which Postgres text cannot hold) replaced by U+FFFD.
+ */
+export function responseExcerpt(body: Buffer): string {
+  const text = utf8Prefix(body, EXCERPT_BYTES).toString('utf8').replaceAll('\0', '\uFFFD');
+  // Each replacement character takes 3 bytes where the byte it replaced took 1: cut the valid text again.
+  return utf8Prefix(Buffer.from(text, 'utf8'), EXCERPT_BYTES).toString('utf8');
+}
 
 /**
  * Resolves like dns.lookup but drops the addresses the policy refuses.
@@ -99,16 +122,16 @@ export class NodeHttpWebhookSender implements WebhookSender {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
-          if (size < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - size));
+          if (size < READ_BYTES) chunks.push(chunk.subarray(0, READ_BYTES - size));
           size += chunk.length;
         });
         res.on('end', () => {
           clearTimeout(timer);
-          finish({ statusCode: res.statusCode ?? null, error: null, excerpt: Buffer.concat(chunks).toString('utf8') });
+          finish({ statusCode: res.statusCode ?? null, error: null, excerpt: responseExcerpt(Buffer.concat(chunks)) });
         });
         res.on('error', (err) => {
           clearTimeout(timer);
-          finish({ statusCode: res.statusCode ?? null, error: err.message, excerpt: Buffer.concat(chunks).toString('utf8') });
+          finish({ statusCode: res.statusCode ?? null, error: err.message, excerpt: responseExcerpt(Buffer.concat(chunks)) });
         });
       });
       req.on('error', (err) => {
