@@ -1,5 +1,5 @@
 /**
- * The webhook address policy, end to end against the real Postgres and NATS:
+ * The webhook address policy and the endpoint cap, end to end against the real Postgres and NATS:
  * one service without WEBHOOK_ALLOW_PRIVATE_NETWORKS (the default), one with it whose dispatchers
  * the tests run as `checkout dispatch` processes, with and without the switch. Receivers are real
  * servers on 127.0.0.1: the address the policy exists to keep webhooks away from.
@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
 import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
+import { MAX_ENDPOINTS_PER_MODE } from '../src/domain/webhook/webhook-endpoint.entity.ts';
 import type { AddressPolicy } from '../src/ports/address-policy.port.ts';
-import { api, createEndpoint, createOrder, payOrder, Receiver, serviceEnv, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
+import { api, createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -242,5 +243,41 @@ describe('delivery', () => {
     cleanups.push(async () => allowing.close());
     expect(await allowing.send({ url: `http://localhost:${r.port}/webhooks`, body: '{"id":"evt_x"}', livemode: false, timeoutMs: 1000, headers: {} })).toMatchObject({ statusCode: 200, error: null });
     expect(r.requests).toHaveLength(1);
+  });
+});
+
+describe('endpoint cap', () => {
+  test(`a merchant may have ${MAX_ENDPOINTS_PER_MODE} endpoints per mode, the default included: concurrent creates cannot pass it, deleted ones do not count, the other mode has its own`, async () => {
+    expect(MAX_ENDPOINTS_PER_MODE).toBe(16);
+    const shop = await strict.merchant();
+    const key = shop.test_secret_key;
+    const create = (i: number, k = key) => api<EndpointJson & ErrorJson>(strict.base, k, 'POST', '/v1/webhook_endpoints', { url: `https://shop.example/hooks/${i}`, enabled_events: ['order.paid'] });
+
+    // 40 creates at once over the API's connection pool: exactly 15 fit next to the default endpoint.
+    const results = await pool(40, 40, (i) => create(i));
+    const statuses = results.map((res) => res.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(MAX_ENDPOINTS_PER_MODE - 1);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(40 - (MAX_ENDPOINTS_PER_MODE - 1));
+    expect(await liveRows(strict, shop.merchant_id, false)).toBe(MAX_ENDPOINTS_PER_MODE);
+    const refusal = results.find((res) => res.status === 422)!.json.error;
+    expect(refusal).toMatchObject({ type: 'invalid_request_error', code: 'endpoint_limit_reached' });
+    expect(refusal.message).toContain('16 webhook endpoints');
+    expect(refusal.request_id).toEqual(expect.any(String));
+    // Refused creates wrote nothing, secrets included.
+    const secrets = await strict.db.knex('webhook_endpoint_secrets').join('webhook_endpoints', 'webhook_endpoints.id', 'webhook_endpoint_secrets.endpoint_id').where({ merchant_id: shop.merchant_id, livemode: false }).count<{ n: string }[]>('* as n');
+    expect(Number(secrets[0]!.n)).toBe(MAX_ENDPOINTS_PER_MODE);
+
+    // The 17th, one at a time, is refused too; after a delete there is room for one.
+    expect((await create(100)).status).toBe(422);
+    const made = results.find((res) => res.status === 201)!.json;
+    expect((await api(strict.base, key, 'DELETE', `/v1/webhook_endpoints/${made.id}`)).status).toBe(200);
+    expect((await create(101)).status).toBe(201);
+    expect((await create(102)).status).toBe(422);
+
+    // Live mode and other merchants have their own count.
+    const live = await pool(MAX_ENDPOINTS_PER_MODE, 8, (i) => create(200 + i, shop.live_secret_key));
+    expect(live.map((res) => res.status).sort()).toEqual([...Array(MAX_ENDPOINTS_PER_MODE - 1).fill(201), 422]);
+    const other = await strict.merchant();
+    expect((await create(300, other.test_secret_key)).status).toBe(201);
   });
 });

@@ -14,7 +14,7 @@ import {
 import type { Scope } from '../../domain/merchant/caller.ts';
 import { DomainError, invalid } from '../../domain/shared/domain-error.ts';
 import { parseText } from '../../domain/shared/text.ts';
-import { ENDPOINT_ID_PREFIX, parseEnabledEvents, parseEndpointUrl, type WebhookEndpoint } from '../../domain/webhook/webhook-endpoint.entity.ts';
+import { ENDPOINT_ID_PREFIX, MAX_ENDPOINTS_PER_MODE, parseEnabledEvents, parseEndpointUrl, type WebhookEndpoint } from '../../domain/webhook/webhook-endpoint.entity.ts';
 import type { AddressPolicy } from '../../ports/address-policy.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
@@ -68,7 +68,12 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           createdAt: deps.clock.now(),
         };
         const secret = deps.ids.newSecret('whsec_');
-        await deps.endpoints.insert(endpoint, secret);
+        if ((await deps.endpoints.insert(endpoint, secret, MAX_ENDPOINTS_PER_MODE)) === 'limit_reached') {
+          throw new DomainError(
+            'webhook.endpoint_limit_reached',
+            `This ${scope.livemode ? 'live' : 'test'} mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints, the most allowed (the default endpoint included). Delete one you no longer use, or subscribe an existing endpoint to more event types.`,
+          );
+        }
         return create(CreateWebhookEndpointResponseSchema, { endpoint: endpointToProto(endpoint), secret });
       }),
     getWebhookEndpoint: (req, ctx) => guard(ctx, async (scope) => create(GetWebhookEndpointResponseSchema, { endpoint: endpointToProto(await found(scope, req.id)) })),

@@ -58,6 +58,9 @@ export function parseEnabledEvents(events: readonly string[]): string[] {
   return unique;
 }
 
+/** Most endpoints a merchant may have per mode, deleted ones not counted and the default endpoint included. */
+export const MAX_ENDPOINTS_PER_MODE = 16;
+
 /**
  * Validates an endpoint URL: http(s) without credentials, https in live mode,
  * and a host the address policy does not refuse (in both modes). Where a name
