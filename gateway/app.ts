@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createClient, type ConnectRouter } from '@connectrpc/connect';
+import { createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
@@ -9,6 +10,7 @@ import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/web
 import { registerWebhookRoutes } from './rest/webhooks.ts';
 import { randomBase62 } from '../src/adapters/system/crypto-id-generator.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
+import { returnCoreHeaders } from './rest/core-call.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
 import { RestError, toRestError } from './rest/rest-error.ts';
 import { openApiDocument } from './openapi.ts';
@@ -21,6 +23,8 @@ export interface GatewayOptions {
   /** The API base address, shown in the OpenAPI document. */
   readonly publicUrl: string;
   readonly logger?: FastifyServerOptions['logger'];
+  /** Take the client's address from X-Forwarded-For (set only behind a proxy that writes it). */
+  readonly trustProxy?: boolean;
 }
 
 declare module 'fastify' {
@@ -54,6 +58,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     requestIdHeader: false,
     genReqId: () => `req_${randomBase62(20)}`,
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: options.trustProxy ?? false,
   });
 
 
@@ -67,7 +72,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
       : toRestError(err, req.id);
     if (mapped.status >= 500) req.log.error({ err }, 'request failed');
-    return reply.code(mapped.status).send(mapped.body);
+    return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -101,6 +106,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (body === '') return done(null, undefined);
       defaultJson(req, body as string, done);
     });
+    returnCoreHeaders(rest);
     registerOrderRoutes(rest, createClient(OrderService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookRoutes(rest, createClient(WebhookEndpointService, transport), createClient(EventService, transport));
@@ -110,6 +116,6 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   app.get('/v1/openapi.json', async () => document);
   app.get('/healthz', async () => ({ ok: true }));
 
-  await app.register(fastifyConnectPlugin, { routes: options.routes });
+  await app.register(fastifyConnectPlugin, { routes: options.routes, contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip) });
   return app;
 }

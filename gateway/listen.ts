@@ -1,7 +1,8 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { ConnectRouter } from '@connectrpc/connect';
+import { createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
@@ -27,7 +28,7 @@ export async function listenH1AndH2c(
   port: number,
   host: string,
 ): Promise<net.Server> {
-  const h2 = http2.createServer(connectNodeAdapter({ routes }));
+  const h2 = http2.createServer(connectNodeAdapter({ routes, contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.socket.remoteAddress) }));
   /** Connections not yet routed (no preface decision yet). */
   const unrouted = new Set<net.Socket>();
   /** HTTP/1.1 connections, with the number of requests in flight on each. */

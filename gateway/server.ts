@@ -7,6 +7,7 @@ import { createCore, type Core } from '../src/core.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../src/adapters/postgres/postgres-idempotency-store.ts';
 import { PostgresOutboxReader } from '../src/adapters/postgres/postgres-event-outbox.ts';
+import { purgeIdleRateLimitBuckets } from '../src/adapters/postgres/postgres-rate-limiter.ts';
 import { connectNats, ensureStream } from '../src/adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../src/adapters/nats/jetstream-event-publisher.ts';
 import { createOutboxRelay, type OutboxRelay } from '../src/application/relay-outbox.ts';
@@ -99,10 +100,12 @@ export async function startService(config: Config): Promise<RunningService> {
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
     eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    velocity: config.cardVelocity,
+    rateLimit: config.rateLimit,
   });
   const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
 
-  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel } });
+  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel }, trustProxy: config.trustProxy });
   logRef.app = app;
   await app.ready();
   let server: Server;
@@ -149,14 +152,24 @@ export async function startService(config: Config): Promise<RunningService> {
     }
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
 
-  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout.
+  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout, and
+  // attempts a crashed process left behind are settled (a capture nobody recorded is reversed).
+  let sweeping = false;
   const expiry = setInterval(() => {
-    core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed'));
+    if (sweeping) return;
+    sweeping = true;
+    Promise.all([
+      core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed')),
+      core.payments.recoverAttempts(100).catch((err) => log.warn({ err }, 'payment recovery sweep failed')),
+    ]).finally(() => {
+      sweeping = false;
+    });
   }, 5000);
   expiry.unref();
 
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(knex).catch((err) => log.warn({ err }, 'idempotency key purge failed'));
+    purgeIdleRateLimitBuckets(knex).catch((err) => log.warn({ err }, 'rate-limit bucket purge failed'));
   }, 10 * 60_000);
   purge.unref();
 

@@ -37,6 +37,17 @@ export interface Config {
    * for local development and the test suites only; off by default.
    */
   readonly webhookAllowPrivateNetworks: boolean;
+  /** Card-testing limits of the checkout's payment methods (0 switches a scope off). */
+  readonly cardVelocity: {
+    readonly windowMs: number;
+    readonly perClientAddress: number;
+    readonly perMerchant: number;
+    readonly declineWeight: number;
+  };
+  /** Whether the client's address comes from X-Forwarded-For (behind a proxy that sets it). */
+  readonly trustProxy: boolean;
+  /** API rate limit per key: tokens per second and bucket size (perSecond 0 switches it off). */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
 }
 
 /** A configuration value that cannot be used; the message says which and why. */
@@ -70,6 +81,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
     webhookAllowPrivateNetworks: name(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', /^(true|false)$/) === 'true',
+    cardVelocity: {
+      windowMs: integer(env, 'CARD_VELOCITY_WINDOW_S', 600, 1, 86_400) * 1000,
+      perClientAddress: integer(env, 'CARD_VELOCITY_PER_ADDRESS', 40, 0, 1_000_000),
+      perMerchant: integer(env, 'CARD_VELOCITY_PER_MERCHANT', 2000, 0, 100_000_000),
+      declineWeight: integer(env, 'CARD_VELOCITY_DECLINE_WEIGHT', 4, 1, 100),
+    },
+    trustProxy: name(env, 'TRUST_PROXY', 'false', /^(true|false)$/) === 'true',
+    rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);

@@ -22,6 +22,7 @@ import { createTestHelperService } from './application/test-helper-service.ts';
 import { createCheckoutService } from './application/checkout/checkout-service.ts';
 import { createPaymentEngine, type PaymentEngine } from './application/checkout/payment-engine.ts';
 import { PostgresMerchantRepository } from './adapters/postgres/postgres-merchant-repository.ts';
+import { PostgresRateLimiter, type RateLimitPolicy } from './adapters/postgres/postgres-rate-limiter.ts';
 import { PostgresOrderRepository } from './adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentAttemptRepository } from './adapters/postgres/postgres-payment-attempt-repository.ts';
 import { PostgresUnitOfWork } from './adapters/postgres/postgres-unit-of-work.ts';
@@ -32,6 +33,7 @@ import { systemClock } from './adapters/system/system-clock.ts';
 import { cryptoIdGenerator } from './adapters/system/crypto-id-generator.ts';
 import type { Clock } from './ports/clock.port.ts';
 import type { IdGenerator } from './ports/id-generator.port.ts';
+import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from './domain/payment/velocity.ts';
 
 /** What the core needs from its host process. */
 export interface CoreOptions {
@@ -45,6 +47,10 @@ export interface CoreOptions {
   readonly eventFeed?: EventFeed;
   /** Whether endpoint URLs may name loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS); off by default. */
   readonly webhookAllowPrivateNetworks?: boolean;
+  /** Card-testing limits of the checkout (DEFAULT_VELOCITY_LIMITS when absent). */
+  readonly velocity?: VelocityLimits;
+  /** API rate limit per key; none when absent or when perSecond is 0. */
+  readonly rateLimit?: RateLimitPolicy;
 }
 
 const NO_FEED: EventFeed = {
@@ -73,7 +79,8 @@ export function createCore(options: CoreOptions): Core {
   const orders = new PostgresOrderRepository(options.knex);
   const attempts = new PostgresPaymentAttemptRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
-  const authenticate = createAuthenticate({ keys: merchants });
+  const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
+  const authenticate = createAuthenticate({ keys: merchants, limiter });
   const getOrder = createGetOrder({ orders, attempts });
   const payments = createPaymentEngine({
     uow,
@@ -83,6 +90,8 @@ export function createCore(options: CoreOptions): Core {
     testCards: merchants,
     testRoutes: { primary: new SimulatedAlphaAcquirer(merchants), alternative: new SimulatedBetaAcquirer(merchants) },
     liveRoutes: undefined,
+    velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
+    onBackgroundError: options.onInternalError,
   });
   const onInternalError = options.onInternalError;
   const orderService = createOrderService({

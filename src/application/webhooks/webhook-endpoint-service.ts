@@ -43,7 +43,7 @@ export interface WebhookEndpointServiceDeps {
 /** Implements checkout.v1.WebhookEndpointService: endpoint CRUD, secret rotation, bulk replay. */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
   const guarded = createGuard(deps.onInternalError);
-  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret')));
+  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx, 'secret')));
   const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
     const endpoint = await deps.endpoints.findById(scope, id);
     if (!endpoint) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');

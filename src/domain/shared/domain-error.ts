@@ -23,6 +23,7 @@ export type DomainErrorCode =
   | 'checkout.payment_in_progress'
   | 'checkout.method_unavailable'
   | 'checkout.attempt_not_found'
+  | 'checkout.velocity_limited'
   | 'card.number_invalid'
   | 'card.expiry_invalid'
   | 'card.cvc_invalid'
@@ -43,7 +44,8 @@ export type DomainErrorCode =
   | 'auth.key_invalid'
   | 'auth.secret_key_required'
   | 'idempotency.key_invalid'
-  | 'idempotency.key_reused';
+  | 'idempotency.key_reused'
+  | 'rate_limit.exceeded';
 
 /**
  * An expected failure of a use case: bad input, a missing resource, a refused

@@ -6,6 +6,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.paid',
   'order.failed',
   'order.expired',
+  'order.payment_reversed',
   'order.refunded',
   'order.disputed',
   'payout.settled',
