@@ -342,7 +342,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             status_code: { type: ['integer', 'null'] },
             error: { type: ['string', 'null'] },
             duration_ms: { type: 'integer' },
-            response_excerpt: { type: 'string', description: 'First 512 bytes of the response body.' },
+            response_excerpt: { type: 'string', description: 'At most the first 1024 bytes of the response body (UTF-8, cut on a character boundary).' },
           },
         },
         Error: {

@@ -14,6 +14,7 @@ import { createOutboxRelay, type OutboxRelay } from '../src/application/relay-ou
 import { createWebhookDispatcher, type WebhookDispatcher } from '../src/application/webhooks/webhook-dispatcher.ts';
 import { JetStreamEventSubscription, NatsEventFeed } from '../src/adapters/nats/jetstream-event-subscription.ts';
 import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
+import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { RETRY_WINDOW_MS } from '../src/domain/webhook/retry-schedule.ts';
 import { systemClock } from '../src/adapters/system/system-clock.ts';
@@ -98,6 +99,7 @@ export async function startService(config: Config): Promise<RunningService> {
     checkoutHost: config.checkoutUrl,
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
     eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
+    webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
   });
@@ -172,6 +174,7 @@ export async function startService(config: Config): Promise<RunningService> {
   purge.unref();
 
   log.info(`Checkout service listening on ${config.host}:${port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
+  if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
 
   return {
     app,
@@ -194,13 +197,15 @@ export async function startService(config: Config): Promise<RunningService> {
   };
 }
 
+const PRIVATE_NETWORKS_WARNING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may reach loopback and private addresses of this network. Use it for local development only.';
+
 /** Builds the webhook dispatcher over the durable consumer "webhook-dispatcher". */
 export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, onError: (err: unknown) => void): WebhookDispatcher {
   const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
   return createWebhookDispatcher({
     subscription: new JetStreamEventSubscription(nc, stream, 'webhook-dispatcher'),
     queue: new PostgresWebhookDeliveryQueue(knex),
-    sender: new NodeHttpWebhookSender(),
+    sender: new NodeHttpWebhookSender(createAddressPolicy({ allowPrivateNetworks: config.webhookAllowPrivateNetworks })),
     clock: systemClock,
     policy: { baseMs: config.webhookRetryBaseMs, capMs: config.webhookRetryCapMs, windowMs: RETRY_WINDOW_MS },
     concurrency: 128,
@@ -225,6 +230,7 @@ export async function startDispatcherOnly(config: Config, log: (line: string) =>
   await ensureStream(nc, stream);
   const dispatcher = createDispatcher(knex, nc, config, (err) => log(`webhook dispatcher: ${(err as Error).message}`));
   await dispatcher.start();
+  if (config.webhookAllowPrivateNetworks) log(PRIVATE_NETWORKS_WARNING);
   log(`Dispatching webhooks from JetStream stream ${config.natsStream}`);
   return {
     async close() {

@@ -32,6 +32,11 @@ export interface Config {
    * delivery falls due again after this (must exceed the timeout).
    */
   readonly webhookLeaseMs: number;
+  /**
+   * Whether webhooks may reach loopback and private (RFC 1918, fc00::/7) addresses:
+   * for local development and the test suites only; off by default.
+   */
+  readonly webhookAllowPrivateNetworks: boolean;
   /** Card-testing limits of the checkout's payment methods (0 switches a scope off). */
   readonly cardVelocity: {
     readonly windowMs: number;
@@ -75,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
+    webhookAllowPrivateNetworks: name(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', /^(true|false)$/) === 'true',
     cardVelocity: {
       windowMs: integer(env, 'CARD_VELOCITY_WINDOW_S', 600, 1, 86_400) * 1000,
       perClientAddress: integer(env, 'CARD_VELOCITY_PER_ADDRESS', 40, 0, 1_000_000),

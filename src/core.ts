@@ -9,7 +9,7 @@ import { createWebhookEndpointService } from './application/webhooks/webhook-end
 import { PostgresEventLog } from './adapters/postgres/postgres-event-log.ts';
 import { PostgresWebhookDeliveryQueue } from './adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { PostgresWebhookEndpointRepository } from './adapters/postgres/postgres-webhook-endpoint-repository.ts';
-import { isForbiddenAddress } from './adapters/http/address-policy.ts';
+import { createAddressPolicy } from './adapters/http/address-policy.ts';
 import { ServiceUnavailableError } from './ports/errors.ts';
 import type { EventFeed } from './ports/event-subscription.port.ts';
 import { createAuthenticate } from './application/authenticate.ts';
@@ -46,6 +46,8 @@ export interface CoreOptions {
   readonly ids?: IdGenerator;
   /** Live tail of events for `checkout listen`; without it ListenEvents answers unavailable. */
   readonly eventFeed?: EventFeed;
+  /** Whether endpoint URLs may name loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS); off by default. */
+  readonly webhookAllowPrivateNetworks?: boolean;
   /** Card-testing limits of the checkout (DEFAULT_VELOCITY_LIMITS when absent). */
   readonly velocity?: VelocityLimits;
   /** API rate limit per key; none when absent or when perSecond is 0. */
@@ -104,7 +106,8 @@ export function createCore(options: CoreOptions): Core {
   const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, onInternalError });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, isForbiddenAddress, onInternalError });
+  const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, onInternalError });
   const eventService = createEventService({
     authenticate,
     events: new PostgresEventLog(options.knex),

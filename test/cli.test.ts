@@ -316,6 +316,7 @@ describe('operator errors', () => {
     ['PORT', '70000', /PORT must be an integer/],
     ['DATABASE_URL', 'mysql://localhost/x', /DATABASE_URL must use postgres: or postgresql:/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL has an invalid value "loud"/],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes', /WEBHOOK_ALLOW_PRIVATE_NETWORKS has an invalid value "yes"/],
   ])('%s=%s is refused with a message naming it and exit code 1', async (key, value, message) => {
     const exit = await runCli(['serve'], cliEnv({ [key]: value }), 20_000);
     expect(exit.code).toBe(1);

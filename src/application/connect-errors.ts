@@ -53,6 +53,8 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'webhook.events_invalid': invalidRequest('enabled_events_invalid'),
   'webhook.endpoint_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'webhook.overlap_invalid': invalidRequest('overlap_invalid'),
+  // The request is well formed; the merchant's state refuses it, and retrying will not help (so 422, not 429).
+  'webhook.endpoint_limit_reached': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'endpoint_limit_reached' },
   'event.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),

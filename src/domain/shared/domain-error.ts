@@ -36,6 +36,7 @@ export type DomainErrorCode =
   | 'webhook.events_invalid'
   | 'webhook.endpoint_not_found'
   | 'webhook.overlap_invalid'
+  | 'webhook.endpoint_limit_reached'
   | 'event.not_found'
   | 'listen.live_mode'
   | 'list.cursor_invalid'
