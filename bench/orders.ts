@@ -384,6 +384,8 @@ async function main(): Promise<void> {
       NATS_STREAM: natsStream,
       NATS_SUBJECT_PREFIX: `bench.${id}`,
       LOG_LEVEL: 'warn',
+      // The bench measures capacity with one key: the per-key rate limit would measure itself.
+      RATE_LIMIT_PER_SECOND: '0',
     });
     await waitHealthy(port, server.exited);
     const idleRss = (await memoryOf(server.pid)).rss;

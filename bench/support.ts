@@ -86,10 +86,13 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   const sandbox = await new Promise<Sandbox>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
-      const start = out.indexOf('{');
-      if (start < 0) return;
+      // The JSON block after the "First start" line; log lines (JSON too) may come before or after it.
+      const at = out.indexOf('First start: created a sandbox merchant');
+      const open = at < 0 ? -1 : out.indexOf('\n{', at);
+      const close = open < 0 ? -1 : out.indexOf('\n}', open);
+      if (close < 0) return;
       try {
-        resolve(JSON.parse(out.slice(start)) as Sandbox);
+        resolve(JSON.parse(out.slice(open + 1, close + 2)) as Sandbox);
       } catch {
         // the JSON is not complete yet
       }

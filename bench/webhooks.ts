@@ -222,6 +222,10 @@ async function main(): Promise<void> {
       NATS_STREAM: natsStream,
       NATS_SUBJECT_PREFIX: `bench.${id}`,
       LOG_LEVEL: 'warn',
+      // The receiver listens on 127.0.0.1, which the webhook address policy refuses by default.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // The bench measures capacity with one key: the per-key rate limit would measure itself.
+      RATE_LIMIT_PER_SECOND: '0',
     });
     await waitHealthy(port);
     const key = server.sandbox.test_secret_key;

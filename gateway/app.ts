@@ -1,7 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createClient, type ConnectRouter } from '@connectrpc/connect';
+import { createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
-import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
+import { mountConnect } from './connect-mount.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
@@ -10,6 +11,7 @@ import { registerWebhookRoutes } from './rest/webhooks.ts';
 import type { CheckReadiness } from '../src/application/check-readiness.ts';
 import { clientErrorHandler, frameworkErrorHandler, newRequestId } from './client-errors.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
+import { returnCoreHeaders } from './rest/core-call.ts';
 import { registerTestHelperRoutes } from './rest/test-helpers.ts';
 import { RestError, toRestError } from './rest/rest-error.ts';
 import { openApiDocument } from './openapi.ts';
@@ -24,6 +26,8 @@ export interface GatewayOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Backs `GET /readyz`; without it the route is not registered. */
   readonly readiness?: CheckReadiness;
+  /** Take the client's address from X-Forwarded-For (set only behind a proxy that writes it). */
+  readonly trustProxy?: boolean;
 }
 
 declare module 'fastify' {
@@ -60,6 +64,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     // Requests that never reach a route (parser errors, timeouts, undecodable paths) get the documented error body too.
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
+    trustProxy: options.trustProxy ?? false,
   });
 
 
@@ -73,7 +78,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
       : toRestError(err, req.id);
     if (mapped.status >= 500) req.log.error({ err }, 'request failed');
-    return reply.code(mapped.status).send(mapped.body);
+    return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -107,6 +112,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (body === '') return done(null, undefined);
       defaultJson(req, body as string, done);
     });
+    returnCoreHeaders(rest);
     registerOrderRoutes(rest, createClient(OrderService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookRoutes(rest, createClient(WebhookEndpointService, transport), createClient(EventService, transport));
@@ -127,6 +133,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     });
   }
 
-  await app.register(fastifyConnectPlugin, { routes: options.routes });
+  await app.register(async (scope) =>
+    mountConnect(scope, {
+      routes: options.routes,
+      contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip),
+      onError: (err, where) => app.log.error({ err }, `Connect handler ${where} failed`),
+    }),
+  );
   return app;
 }

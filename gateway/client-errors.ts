@@ -80,14 +80,15 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
 /**
  * Fastify's `frameworkErrors`: a path the router cannot decode (`/%zz`,
  * `/v1/orders/%`) is 400 path_invalid, a path parameter over the router's
- * length limit is 414 path_too_long, both with the documented body.
+ * 100 characters is 404 resource_missing, both with the documented body.
  */
 export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   let mapped: { status: number; body: RestErrorBody };
   if (err.code === 'FST_ERR_BAD_URL') {
     mapped = toRestError(new RestError(400, 'invalid_request_error', 'path_invalid', malformedPathMessage), req.id);
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    mapped = toRestError(new RestError(414, 'invalid_request_error', 'path_too_long', 'A path segment is longer than 100 characters; no id is that long.'), req.id);
+    // No id of ours is that long: answered like an unknown id, as the core answers one of the wrong shape.
+    mapped = toRestError(new RestError(404, 'invalid_request_error', 'resource_missing', 'No such resource: the id in the path is longer than 100 characters.', 'id'), req.id);
   } else {
     req.log.error({ err }, 'request failed');
     mapped = toRestError(err, req.id);

@@ -1,9 +1,10 @@
 import http2, { type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { ConnectRouter } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../src/config.ts';
+import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
 import { h2RequestProblem, sendH2Error } from './client-errors.ts';
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
@@ -36,13 +37,16 @@ export async function listenH1AndH2c(
   routes: (router: ConnectRouter) => void,
   port: number,
   host: string,
+  onHandlerError: OnHandlerError = () => undefined,
   limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
 ): Promise<Server> {
   if (http1.listening) throw new Error('listenH1AndH2c: the HTTP/1.1 server is already listening; build a gateway per listener.');
-  const connect = connectNodeAdapter({
-    routes,
+  const connect = connectNodeListener(routes, {
+    contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.socket.remoteAddress),
+    onError: onHandlerError,
     // h2c carries only the Connect services; anything else gets the REST error body, not an empty 404.
-    fallback: (req, res) => sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),
+    notFound: (req, res) =>
+      sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),
   });
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: H2_MAX_CONCURRENT_STREAMS } }, (req: Http2ServerRequest, res: Http2ServerResponse) => {
     const problem = h2RequestProblem(req);

@@ -12,6 +12,13 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
     '400': errorResponse('Invalid request: a parameter is missing, unknown or breaks a rule; `param` names it.'),
     '401': errorResponse('Missing, malformed, unknown or revoked API key.'),
     '403': errorResponse('A publishable key was sent where a secret key is needed.'),
+    '429': {
+      ...errorResponse('The API key spent its rate limit (code rate_limit_exceeded); retry after Retry-After seconds.'),
+      headers: {
+        'Request-Id': { $ref: '#/components/headers/RequestId' },
+        'Retry-After': { description: 'Seconds until a request can succeed.', schema: { type: 'integer' } },
+      },
+    },
     '503': errorResponse('The database is unreachable; retry (with the same Idempotency-Key).'),
   };
   const ok = (description: string, schema: string) => ({
@@ -335,7 +342,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             status_code: { type: ['integer', 'null'] },
             error: { type: ['string', 'null'] },
             duration_ms: { type: 'integer' },
-            response_excerpt: { type: 'string', description: 'First 512 bytes of the response body.' },
+            response_excerpt: { type: 'string', description: 'At most the first 1024 bytes of the response body (UTF-8, cut on a character boundary).' },
           },
         },
         Error: {

@@ -8,12 +8,14 @@ import { createCore, type Core } from '../src/core.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../src/adapters/postgres/postgres-idempotency-store.ts';
 import { PostgresOutboxReader } from '../src/adapters/postgres/postgres-event-outbox.ts';
+import { purgeIdleRateLimitBuckets } from '../src/adapters/postgres/postgres-rate-limiter.ts';
 import { connectNats, ensureStream } from '../src/adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../src/adapters/nats/jetstream-event-publisher.ts';
 import { createOutboxRelay, type OutboxRelay } from '../src/application/relay-outbox.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../src/application/webhooks/webhook-dispatcher.ts';
 import { JetStreamEventSubscription, NatsEventFeed } from '../src/adapters/nats/jetstream-event-subscription.ts';
 import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
+import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { RETRY_WINDOW_MS } from '../src/domain/webhook/retry-schedule.ts';
 import { systemClock } from '../src/adapters/system/system-clock.ts';
@@ -101,6 +103,9 @@ export async function startService(config: Config): Promise<RunningService> {
     checkoutHost: config.checkoutUrl,
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
     eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
+    webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    velocity: config.cardVelocity,
+    rateLimit: config.rateLimit,
   });
   const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
 
@@ -112,12 +117,19 @@ export async function startService(config: Config): Promise<RunningService> {
     timeoutMs: 2000,
     cacheMs: 1000,
   });
-  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel }, readiness });
+  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel }, trustProxy: config.trustProxy, readiness });
   logRef.app = app;
   await app.ready();
   let server: Server;
   try {
-    server = await listenH1AndH2c(app.server, core.routes, config.port, config.host, config.connectionLimits);
+    server = await listenH1AndH2c(
+      app.server,
+      core.routes,
+      config.port,
+      config.host,
+      (err, where) => app.log.error({ err }, `Connect handler ${where} failed`),
+      config.connectionLimits,
+    );
   } catch (err) {
     await knex.destroy();
     throw new StartupError(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}. Set PORT to a free port.`);
@@ -167,18 +179,29 @@ export async function startService(config: Config): Promise<RunningService> {
     }
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
 
-  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout.
+  // Orders past expires_at become expired (with order.expired) even when nobody opens their checkout, and
+  // attempts a crashed process left behind are settled (a capture nobody recorded is reversed).
+  let sweeping = false;
   const expiry = setInterval(() => {
-    core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed'));
+    if (sweeping) return;
+    sweeping = true;
+    Promise.all([
+      core.payments.expireDue(500).catch((err) => log.warn({ err }, 'order expiry sweep failed')),
+      core.payments.recoverAttempts(100).catch((err) => log.warn({ err }, 'payment recovery sweep failed')),
+    ]).finally(() => {
+      sweeping = false;
+    });
   }, 5000);
   expiry.unref();
 
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(knex).catch((err) => log.warn({ err }, 'idempotency key purge failed'));
+    purgeIdleRateLimitBuckets(knex).catch((err) => log.warn({ err }, 'rate-limit bucket purge failed'));
   }, 10 * 60_000);
   purge.unref();
 
   log.info(`Checkout service listening on ${config.host}:${port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
+  if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
 
   return {
     app,
@@ -222,13 +245,15 @@ function warnIfDescriptorsShort(maxConnections: number, warn: (line: string) => 
   }
 }
 
+const PRIVATE_NETWORKS_WARNING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may reach loopback and private addresses of this network. Use it for local development only.';
+
 /** Builds the webhook dispatcher over the durable consumer "webhook-dispatcher". */
 export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, onError: (err: unknown) => void): WebhookDispatcher {
   const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
   return createWebhookDispatcher({
     subscription: new JetStreamEventSubscription(nc, stream, 'webhook-dispatcher'),
     queue: new PostgresWebhookDeliveryQueue(knex),
-    sender: new NodeHttpWebhookSender(),
+    sender: new NodeHttpWebhookSender(createAddressPolicy({ allowPrivateNetworks: config.webhookAllowPrivateNetworks })),
     clock: systemClock,
     policy: { baseMs: config.webhookRetryBaseMs, capMs: config.webhookRetryCapMs, windowMs: RETRY_WINDOW_MS },
     concurrency: 128,
@@ -253,6 +278,7 @@ export async function startDispatcherOnly(config: Config, log: (line: string) =>
   await ensureStream(nc, stream);
   const dispatcher = createDispatcher(knex, nc, config, (err) => log(`webhook dispatcher: ${(err as Error).message}`));
   await dispatcher.start();
+  if (config.webhookAllowPrivateNetworks) log(PRIVATE_NETWORKS_WARNING);
   log(`Dispatching webhooks from JetStream stream ${config.natsStream}`);
   return {
     async close() {

@@ -34,6 +34,22 @@ export interface Config {
   readonly webhookLeaseMs: number;
   /** Limits that keep slow or idle clients from holding connections (see gateway/listen.ts). */
   readonly connectionLimits: ConnectionLimits;
+  /**
+   * Whether webhooks may reach loopback and private (RFC 1918, fc00::/7) addresses:
+   * for local development and the test suites only; off by default.
+   */
+  readonly webhookAllowPrivateNetworks: boolean;
+  /** Card-testing limits of the checkout's payment methods (0 switches a scope off). */
+  readonly cardVelocity: {
+    readonly windowMs: number;
+    readonly perClientAddress: number;
+    readonly perMerchant: number;
+    readonly declineWeight: number;
+  };
+  /** Whether the client's address comes from X-Forwarded-For (behind a proxy that sets it). */
+  readonly trustProxy: boolean;
+  /** API rate limit per key: tokens per second and bucket size (perSecond 0 switches it off). */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
 }
 
 /** How long a client may take, and how many connections it may hold, on every protocol of the port. */
@@ -92,6 +108,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs, 100, 600_000),
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 1, 1_000_000),
     },
+    webhookAllowPrivateNetworks: name(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', /^(true|false)$/) === 'true',
+    cardVelocity: {
+      windowMs: integer(env, 'CARD_VELOCITY_WINDOW_S', 600, 1, 86_400) * 1000,
+      perClientAddress: integer(env, 'CARD_VELOCITY_PER_ADDRESS', 40, 0, 1_000_000),
+      perMerchant: integer(env, 'CARD_VELOCITY_PER_MERCHANT', 2000, 0, 100_000_000),
+      declineWeight: integer(env, 'CARD_VELOCITY_DECLINE_WEIGHT', 4, 1, 100),
+    },
+    trustProxy: name(env, 'TRUST_PROXY', 'false', /^(true|false)$/) === 'true',
+    rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);

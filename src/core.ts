@@ -9,10 +9,11 @@ import { createWebhookEndpointService } from './application/webhooks/webhook-end
 import { PostgresEventLog } from './adapters/postgres/postgres-event-log.ts';
 import { PostgresWebhookDeliveryQueue } from './adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { PostgresWebhookEndpointRepository } from './adapters/postgres/postgres-webhook-endpoint-repository.ts';
-import { isForbiddenAddress } from './adapters/http/address-policy.ts';
+import { createAddressPolicy } from './adapters/http/address-policy.ts';
 import { ServiceUnavailableError } from './ports/errors.ts';
 import type { EventFeed } from './ports/event-subscription.port.ts';
 import { createAuthenticate } from './application/authenticate.ts';
+import { guardRequests } from './application/request-guard.ts';
 import { createCreateOrder } from './application/create-order.ts';
 import { createCreateSandbox, type CreateSandboxUseCase } from './application/create-sandbox.ts';
 import { createGetOrder } from './application/get-order.ts';
@@ -22,6 +23,7 @@ import { createTestHelperService } from './application/test-helper-service.ts';
 import { createCheckoutService } from './application/checkout/checkout-service.ts';
 import { createPaymentEngine, type PaymentEngine } from './application/checkout/payment-engine.ts';
 import { PostgresMerchantRepository } from './adapters/postgres/postgres-merchant-repository.ts';
+import { PostgresRateLimiter, type RateLimitPolicy } from './adapters/postgres/postgres-rate-limiter.ts';
 import { PostgresOrderRepository } from './adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentAttemptRepository } from './adapters/postgres/postgres-payment-attempt-repository.ts';
 import { PostgresUnitOfWork } from './adapters/postgres/postgres-unit-of-work.ts';
@@ -32,6 +34,7 @@ import { systemClock } from './adapters/system/system-clock.ts';
 import { cryptoIdGenerator } from './adapters/system/crypto-id-generator.ts';
 import type { Clock } from './ports/clock.port.ts';
 import type { IdGenerator } from './ports/id-generator.port.ts';
+import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from './domain/payment/velocity.ts';
 
 /** What the core needs from its host process. */
 export interface CoreOptions {
@@ -43,6 +46,12 @@ export interface CoreOptions {
   readonly ids?: IdGenerator;
   /** Live tail of events for `checkout listen`; without it ListenEvents answers unavailable. */
   readonly eventFeed?: EventFeed;
+  /** Whether endpoint URLs may name loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS); off by default. */
+  readonly webhookAllowPrivateNetworks?: boolean;
+  /** Card-testing limits of the checkout (DEFAULT_VELOCITY_LIMITS when absent). */
+  readonly velocity?: VelocityLimits;
+  /** API rate limit per key; none when absent or when perSecond is 0. */
+  readonly rateLimit?: RateLimitPolicy;
 }
 
 const NO_FEED: EventFeed = {
@@ -71,7 +80,8 @@ export function createCore(options: CoreOptions): Core {
   const orders = new PostgresOrderRepository(options.knex);
   const attempts = new PostgresPaymentAttemptRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
-  const authenticate = createAuthenticate({ keys: merchants });
+  const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
+  const authenticate = createAuthenticate({ keys: merchants, limiter });
   const getOrder = createGetOrder({ orders, attempts });
   const payments = createPaymentEngine({
     uow,
@@ -81,6 +91,8 @@ export function createCore(options: CoreOptions): Core {
     testCards: merchants,
     testRoutes: { primary: new SimulatedAlphaAcquirer(merchants), alternative: new SimulatedBetaAcquirer(merchants) },
     liveRoutes: undefined,
+    velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
+    onBackgroundError: options.onInternalError,
   });
   const onInternalError = options.onInternalError;
   const orderService = createOrderService({
@@ -94,7 +106,8 @@ export function createCore(options: CoreOptions): Core {
   const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, onInternalError });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, isForbiddenAddress, onInternalError });
+  const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, onInternalError });
   const eventService = createEventService({
     authenticate,
     events: new PostgresEventLog(options.knex),
@@ -106,11 +119,12 @@ export function createCore(options: CoreOptions): Core {
   });
   return {
     routes: (router) => {
-      router.service(OrderService, orderService);
-      router.service(CheckoutService, checkoutService);
-      router.service(TestHelperService, testHelperService);
-      router.service(WebhookEndpointService, endpointService);
-      router.service(EventService, eventService);
+      // Every request passes one check of its strings first, whichever transport brought it.
+      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError));
+      router.service(CheckoutService, guardRequests(CheckoutService, checkoutService, onInternalError));
+      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError));
+      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError));
+      router.service(EventService, guardRequests(EventService, eventService, onInternalError));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     merchants,

@@ -83,9 +83,10 @@ describe('HTTP/1.1', () => {
     expectErrorBody(res, 400, 'request_malformed');
   });
 
-  it('answers a path parameter over 100 characters with 414 path_too_long', async () => {
+  it('answers a path id over 100 characters (past the router\'s limit) with 404 resource_missing, like any id that cannot be ours', async () => {
     const res = await h1(`GET /v1/orders/ord_${'a'.repeat(200)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-    expectErrorBody(res, 414, 'path_too_long');
+    const error = expectErrorBody(res, 404, 'resource_missing');
+    expect(error.param).toBe('id');
   });
 
   it('still serves ordinary requests, with a Request-Id', async () => {

@@ -191,6 +191,8 @@ describe('safety', () => {
     const leftBehind = (updatedAt: Date, id: string) => ({
       id,
       order_id: order.id,
+      merchant_id: shop.merchant_id,
+      livemode: false,
       submission_id: `crashed-${id}`,
       method: 'card',
       route: 'simulated_alpha',

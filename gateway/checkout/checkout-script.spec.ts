@@ -317,6 +317,26 @@ describe('the payment page script', () => {
     expect(el('wallet-pay').disabled).toBe(true);
   });
 
+  it('shows the card-testing limit as a wait, and keeps the form usable', async () => {
+    const { el, fillCard, submit, fetches } = runPage({}, 'de');
+    fillCard();
+    submit();
+    fetches[0]!.respond(429, { code: 'resource_exhausted', message: 'Too many', details: [{ type: 'checkout.v1.ErrorDetail', value: '', debug: { code: 'too_many_payment_attempts' } }] });
+    await flush();
+    expect(el('card-status').textContent).toBe('Zu viele Zahlungsversuche in kurzer Zeit. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.');
+    expect(el('card-submit').disabled).toBe(false);
+    expect(el('wallet-pay').disabled).toBe(false);
+  });
+
+  it('shows the test-mode challenge hint in the page language, around the code the core sends', async () => {
+    const { el, fillCard, submit, fetches } = runPage({}, 'de');
+    fillCard();
+    submit();
+    fetches[0]!.respond(200, outcome('PAYMENT_STATUS_REQUIRES_AUTHENTICATION', { challenge: { attemptId: 'att_1', hint: 'Test mode: enter 123456 to pass the check, anything else to fail it.', testCode: '123456' } }));
+    await flush();
+    expect(el('challenge-hint').textContent).toBe('Testmodus: Geben Sie 123456 ein, um die Prüfung zu bestehen, oder etwas anderes, um sie scheitern zu lassen.');
+  });
+
   it('puts the core field errors on their fields', async () => {
     const { el, dom, fillCard, submit, fetches } = runPage();
     fillCard();

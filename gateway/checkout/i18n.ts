@@ -28,6 +28,10 @@ export interface ClientMessages {
   authenticationCancelled: string;
   attemptsOne: string;
   attemptsOther: string;
+  /** The simulated issuer's hint in test mode, around the code it accepts. */
+  challengeTestHint: string;
+  /** Card-testing limits reached: the customer should wait, not retry at once. */
+  velocityLimited: string;
   /** Customer-facing texts of every decline code the core sends; a new code fails the typecheck here. */
   decline: Readonly<Record<DeclineCode, string>>;
 }
@@ -169,6 +173,8 @@ const en: Messages = {
     authenticationCancelled: 'You cancelled the confirmation. You can try again.',
     attemptsOne: '1 attempt remaining.',
     attemptsOther: '{count} attempts remaining.',
+    challengeTestHint: 'Test mode: enter {code} to pass the check, anything else to fail it.',
+    velocityLimited: 'Too many payment attempts in a short time. Please wait a few minutes, then try again.',
     decline: {
       insufficient_funds: 'The card has insufficient funds. Try another card.',
       issuer_unavailable: 'Your bank could not be reached. Please try again.',
@@ -260,6 +266,8 @@ const de: Messages = {
     authenticationCancelled: 'Sie haben die Bestätigung abgebrochen. Sie können es erneut versuchen.',
     attemptsOne: 'Noch 1 Versuch.',
     attemptsOther: 'Noch {count} Versuche.',
+    challengeTestHint: 'Testmodus: Geben Sie {code} ein, um die Prüfung zu bestehen, oder etwas anderes, um sie scheitern zu lassen.',
+    velocityLimited: 'Zu viele Zahlungsversuche in kurzer Zeit. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.',
     decline: {
       insufficient_funds: 'Die Karte ist nicht ausreichend gedeckt. Versuchen Sie es mit einer anderen Karte.',
       issuer_unavailable: 'Ihre Bank war nicht erreichbar. Bitte versuchen Sie es erneut.',

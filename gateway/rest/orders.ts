@@ -1,21 +1,9 @@
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { OrderService } from '../../src/gen/checkout/v1/order_pb.ts';
 import { createOrderRequestFromJson, orderJson } from './order-json.ts';
 import { invalidParam } from './rest-error.ts';
-
-/** Headers the REST API forwards to the core unchanged. */
-const FORWARDED_HEADERS = ['authorization', 'idempotency-key'] as const;
-
-/** The core-facing headers of a REST request. */
-export function forwardHeaders(req: FastifyRequest): Record<string, string> {
-  const headers: Record<string, string> = { 'request-id': req.id };
-  for (const name of FORWARDED_HEADERS) {
-    const value = req.headers[name];
-    if (typeof value === 'string') headers[name] = value;
-  }
-  return headers;
-}
+import { coreCall } from './core-call.ts';
 
 const LIST_PARAMS = new Set(['limit', 'starting_after', 'reference']);
 
@@ -28,25 +16,18 @@ export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof 
     } catch (err) {
       // Credentials are judged before the body, as for every other error: a caller without a
       // valid key learns nothing about our parameters. Only this error path pays the extra call.
-      await orders.getOrder({ id: '' }, { headers: forwardHeaders(req) }).catch((authErr: unknown) => {
+      await orders.getOrder({ id: '' }, coreCall(req)).catch((authErr: unknown) => {
         const code = ConnectError.from(authErr).code;
         if (code === Code.Unauthenticated || code === Code.PermissionDenied) throw authErr;
       });
       throw err;
     }
-    let replayed = false;
-    const res = await orders.createOrder(request, {
-      headers: forwardHeaders(req),
-      onHeader: (headers) => {
-        replayed = headers.get('idempotent-replayed') === 'true';
-      },
-    });
-    if (replayed) reply.header('Idempotent-Replayed', 'true');
+    const res = await orders.createOrder(request, coreCall(req));
     return reply.code(201).send(orderJson(res.order!));
   });
 
   app.get<{ Params: { id: string } }>('/v1/orders/:id', async (req) => {
-    const res = await orders.getOrder({ id: req.params.id }, { headers: forwardHeaders(req) });
+    const res = await orders.getOrder({ id: req.params.id }, coreCall(req));
     return orderJson(res.order!);
   });
 
@@ -64,7 +45,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof 
         startingAfter: query.starting_after as string | undefined,
         reference: query.reference as string | undefined,
       },
-      { headers: forwardHeaders(req) },
+      coreCall(req),
     );
     return { object: 'list', url: '/v1/orders', has_more: res.hasMore, data: res.orders.map(orderJson) };
   });

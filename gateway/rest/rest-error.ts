@@ -72,16 +72,25 @@ export function httpStatusOf(code: Code): number {
   }
 }
 
-/** Maps anything thrown while serving a REST call to its status and body. */
-export function toRestError(err: unknown, requestId: string): { status: number; body: RestErrorBody } {
+/** Error metadata of the core that a REST error answer carries as headers. */
+const ERROR_HEADERS = ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+
+/** Maps anything thrown while serving a REST call to its status, body and headers. */
+export function toRestError(err: unknown, requestId: string): { status: number; body: RestErrorBody; headers: Record<string, string> } {
   if (err instanceof RestError) {
-    return { status: err.status, body: body(err.type, err.code, err.message, err.param, requestId) };
+    return { status: err.status, body: body(err.type, err.code, err.message, err.param, requestId), headers: {} };
   }
   const connectErr = ConnectError.from(err);
   const detail = connectErr.findDetails(ErrorDetailSchema)[0];
+  const headers: Record<string, string> = {};
+  for (const name of ERROR_HEADERS) {
+    const value = connectErr.metadata.get(name);
+    if (value !== null) headers[name] = value;
+  }
   return {
     status: httpStatusOf(connectErr.code),
     body: body(detail?.type ?? 'api_error', detail?.code || 'internal_error', connectErr.rawMessage, detail?.param, requestId),
+    headers,
   };
 }
 

@@ -3,7 +3,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { FastifyInstance } from 'fastify';
 import type { EventService, WebhookEndpointService } from '../../src/gen/checkout/v1/webhook_pb.ts';
 import { jsonObject, optionalString, optionalTimestamp, rejectUnknown, requiredString } from './json-body.ts';
-import { forwardHeaders } from './orders.ts';
+import { coreCall } from './core-call.ts';
 import { invalidParam } from './rest-error.ts';
 import { deliveryAttemptJson, endpointJson, eventJson } from './webhook-json.ts';
 
@@ -40,18 +40,18 @@ export function registerWebhookRoutes(app: FastifyInstance, endpoints: Client<ty
     rejectUnknown(body, CREATE_FIELDS, '');
     const res = await endpoints.createWebhookEndpoint(
       { url: requiredString(body, 'url', 'url'), enabledEvents: stringArray(body, 'enabled_events') ?? ['*'], description: optionalString(body, 'description', 'description') ?? '' },
-      { headers: forwardHeaders(req) },
+      coreCall(req),
     );
     return reply.code(201).send({ ...endpointJson(res.endpoint!), secret: res.secret });
   });
 
   app.get('/v1/webhook_endpoints', async (req) => {
-    const res = await endpoints.listWebhookEndpoints({}, { headers: forwardHeaders(req) });
+    const res = await endpoints.listWebhookEndpoints({}, coreCall(req));
     return { object: 'list', url: '/v1/webhook_endpoints', has_more: false, data: res.endpoints.map(endpointJson) };
   });
 
   app.get<{ Params: { id: string } }>('/v1/webhook_endpoints/:id', async (req) => {
-    const res = await endpoints.getWebhookEndpoint({ id: req.params.id }, { headers: forwardHeaders(req) });
+    const res = await endpoints.getWebhookEndpoint({ id: req.params.id }, coreCall(req));
     return endpointJson(res.endpoint!);
   });
 
@@ -68,20 +68,20 @@ export function registerWebhookRoutes(app: FastifyInstance, endpoints: Client<ty
         disabled: optionalBoolean(body, 'disabled'),
         description: optionalString(body, 'description', 'description'),
       },
-      { headers: forwardHeaders(req) },
+      coreCall(req),
     );
     return endpointJson(res.endpoint!);
   });
 
   app.delete<{ Params: { id: string } }>('/v1/webhook_endpoints/:id', async (req) => {
-    const res = await endpoints.deleteWebhookEndpoint({ id: req.params.id }, { headers: forwardHeaders(req) });
+    const res = await endpoints.deleteWebhookEndpoint({ id: req.params.id }, coreCall(req));
     return { id: res.id, object: 'webhook_endpoint', deleted: true };
   });
 
   app.post<{ Params: { id: string } }>('/v1/webhook_endpoints/:id/rotate_secret', async (req) => {
     const body = req.body === undefined ? {} : jsonObject(req.body, 'body', 'The request body must be a JSON object, e.g. {"overlap_seconds": 86400}.');
     rejectUnknown(body, new Set(['overlap_seconds']), '');
-    const res = await endpoints.rotateWebhookSecret({ id: req.params.id, overlapSeconds: optionalInteger(body, 'overlap_seconds') ?? 0 }, { headers: forwardHeaders(req) });
+    const res = await endpoints.rotateWebhookSecret({ id: req.params.id, overlapSeconds: optionalInteger(body, 'overlap_seconds') ?? 0 }, coreCall(req));
     return { ...endpointJson(res.endpoint!), secret: res.secret, old_secret_expires_at: res.oldSecretExpiresAt ? timestampDate(res.oldSecretExpiresAt).toISOString() : null };
   });
 
@@ -90,7 +90,7 @@ export function registerWebhookRoutes(app: FastifyInstance, endpoints: Client<ty
     rejectUnknown(body, new Set(['since']), '');
     const since = optionalTimestamp(body, 'since');
     if (!since) throw invalidParam('parameter_missing', 'since', 'Missing required parameter: since (ISO 8601).');
-    const res = await endpoints.replayEvents({ endpointId: req.params.id, since }, { headers: forwardHeaders(req) });
+    const res = await endpoints.replayEvents({ endpointId: req.params.id, since }, coreCall(req));
     return { object: 'replay', endpoint_id: req.params.id, queued: res.queued };
   });
 
@@ -111,25 +111,25 @@ export function registerWebhookRoutes(app: FastifyInstance, endpoints: Client<ty
         orderId: query.order_id as string | undefined,
         reference: query.reference as string | undefined,
       },
-      { headers: forwardHeaders(req) },
+      coreCall(req),
     );
     return { object: 'list', url: '/v1/events', has_more: res.hasMore, data: res.events.map(eventJson) };
   });
 
   app.get<{ Params: { id: string } }>('/v1/events/:id', async (req) => {
-    const res = await events.getEvent({ id: req.params.id }, { headers: forwardHeaders(req) });
+    const res = await events.getEvent({ id: req.params.id }, coreCall(req));
     return eventJson(res.event!);
   });
 
   app.get<{ Params: { id: string } }>('/v1/events/:id/deliveries', async (req) => {
-    const res = await events.listDeliveryAttempts({ eventId: req.params.id }, { headers: forwardHeaders(req) });
+    const res = await events.listDeliveryAttempts({ eventId: req.params.id }, coreCall(req));
     return { object: 'list', url: `/v1/events/${req.params.id}/deliveries`, has_more: false, data: res.attempts.map(deliveryAttemptJson) };
   });
 
   app.post<{ Params: { id: string } }>('/v1/events/:id/redeliver', async (req) => {
     const body = req.body === undefined ? {} : jsonObject(req.body, 'body', 'The request body must be a JSON object, e.g. {"endpoint_id": "we_…"} or {}.');
     rejectUnknown(body, new Set(['endpoint_id']), '');
-    const res = await events.redeliverEvent({ eventId: req.params.id, endpointId: optionalString(body, 'endpoint_id', 'endpoint_id') ?? '' }, { headers: forwardHeaders(req) });
+    const res = await events.redeliverEvent({ eventId: req.params.id, endpointId: optionalString(body, 'endpoint_id', 'endpoint_id') ?? '' }, coreCall(req));
     return { object: 'redelivery', event_id: req.params.id, queued: res.queued };
   });
 }

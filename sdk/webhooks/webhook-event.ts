@@ -1,7 +1,7 @@
 // The envelope every webhook delivery carries, as the receiver sees it after verification.
 
 /**
- * Event types. The first four are sent today; the others are reserved for the
+ * Event types. The first five are sent today; the others are reserved for the
  * features that will emit them, so a receiver can list them in its switch now.
  */
 export type WebhookEventType =
@@ -9,6 +9,7 @@ export type WebhookEventType =
   | 'order.paid'
   | 'order.failed'
   | 'order.expired'
+  | 'order.payment_reversed'
   | 'order.refunded'
   | 'order.disputed'
   | 'payout.settled'

@@ -3,9 +3,10 @@ import { create } from '@bufbuild/protobuf';
 import { ErrorDetailSchema } from '../gen/checkout/v1/errors_pb.ts';
 import { DomainError, type DomainErrorCode } from '../domain/shared/domain-error.ts';
 import { ServiceUnavailableError } from '../ports/errors.ts';
+import { RateLimitedError } from './authenticate.ts';
 
 /** Error families, as in the REST error body's "type". */
-export type ErrorType = 'invalid_request_error' | 'card_error' | 'authentication_error' | 'permission_error' | 'idempotency_error' | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'card_error' | 'authentication_error' | 'permission_error' | 'idempotency_error' | 'rate_limit_error' | 'api_error';
 
 interface Mapping {
   readonly code: Code;
@@ -22,6 +23,8 @@ const unauthenticated = (publicCode: string): Mapping => ({ code: Code.Unauthent
 const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'request.parameter_missing': invalidRequest('parameter_missing'),
   'request.parameter_invalid': invalidRequest('parameter_invalid'),
+  'request.string_invalid': invalidRequest('parameter_invalid_string'),
+  'request.id_unknown': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'money.amount_invalid': invalidRequest('amount_invalid'),
   'money.amount_too_large': invalidRequest('amount_too_large'),
   'money.currency_invalid': invalidRequest('currency_invalid'),
@@ -39,6 +42,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'checkout.payment_in_progress': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'payment_in_progress' },
   'checkout.method_unavailable': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'method_unavailable' },
   'checkout.attempt_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'checkout.velocity_limited': { code: Code.ResourceExhausted, type: 'card_error', publicCode: 'too_many_payment_attempts' },
   'card.number_invalid': cardError('card_number_invalid'),
   'card.expiry_invalid': cardError('card_expiry_invalid'),
   'card.cvc_invalid': cardError('card_cvc_invalid'),
@@ -49,6 +53,8 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'webhook.events_invalid': invalidRequest('enabled_events_invalid'),
   'webhook.endpoint_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'webhook.overlap_invalid': invalidRequest('overlap_invalid'),
+  // The request is well formed; the merchant's state refuses it, and retrying will not help (so 422, not 429).
+  'webhook.endpoint_limit_reached': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'endpoint_limit_reached' },
   'event.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
@@ -59,11 +65,12 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'auth.secret_key_required': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'secret_key_required' },
   'idempotency.key_invalid': invalidRequest('idempotency_key_invalid'),
   'idempotency.key_reused': { code: Code.FailedPrecondition, type: 'idempotency_error', publicCode: 'idempotency_key_reused' },
+  'rate_limit.exceeded': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'rate_limit_exceeded' },
 };
 
 /** Builds a ConnectError carrying our ErrorDetail. */
-export function connectError(message: string, mapping: Mapping, param = ''): ConnectError {
-  return new ConnectError(message, mapping.code, undefined, [
+export function connectError(message: string, mapping: Mapping, param = '', metadata?: Readonly<Record<string, string>>): ConnectError {
+  return new ConnectError(message, mapping.code, metadata, [
     { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { type: mapping.type, code: mapping.publicCode, param }) },
   ]);
 }
@@ -88,6 +95,7 @@ export function createGuard(onInternalError: (err: unknown) => void): <T>(fn: ()
  * other fault as Internal with a message that leaks nothing.
  */
 export function toConnectError(err: unknown, onInternal: (err: unknown) => void): ConnectError {
+  if (err instanceof RateLimitedError) return connectError(err.message, DOMAIN_ERRORS[err.code], err.param, err.headers);
   if (err instanceof DomainError) return connectError(err.message, DOMAIN_ERRORS[err.code], err.param);
   if (err instanceof ServiceUnavailableError) {
     return connectError('The service is temporarily unavailable; retry the request (with the same Idempotency-Key).', {

@@ -27,7 +27,7 @@ function memoryStore() {
   return { orders, events, keys, store };
 }
 
-const caller: Caller = { merchantId: 'mer_1', livemode: false, keyKind: 'secret', checkoutHost: 'https://pay.example' };
+const caller: Caller = { keyId: 'key_1', merchantId: 'mer_1', livemode: false, keyKind: 'secret', checkoutHost: 'https://pay.example' };
 const command = { amount: 500n, currency: 'EUR', reference: 'R-1', lineItems: [], returnUrl: undefined, expiresAt: undefined };
 let counter = 0;
 const ids = { newId: (prefix: string) => `${prefix}${++counter}`, newSecret: (prefix: string) => `${prefix}secret` };

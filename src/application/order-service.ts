@@ -31,7 +31,7 @@ export interface OrderServiceDeps {
 /** Implements checkout.v1.OrderService over the use cases. */
 export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof OrderService> {
   const guard = createGuard(deps.onInternalError);
-  const secretCaller = (ctx: HandlerContext) => deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
+  const secretCaller = (ctx: HandlerContext) => deps.authenticate(ctx, 'secret');
 
   return {
     createOrder: (req, ctx) =>

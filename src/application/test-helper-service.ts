@@ -20,7 +20,7 @@ export function createTestHelperService(deps: {
   return {
     simulateBankTransfer: (req, ctx) =>
       guard(async () => {
-        const caller = await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
+        const caller = await deps.authenticate(ctx, 'secret');
         if (caller.livemode) {
           throw new DomainError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
         }

@@ -15,7 +15,12 @@ export interface AuthorizationRequest {
 /** An acquirer's answer, already in our vocabulary. */
 export type AuthorizationResult =
   | { readonly kind: 'approved'; readonly processorRef: string }
-  | { readonly kind: 'authentication_required'; readonly processorRef: string; readonly hint: string }
+  | {
+      readonly kind: 'authentication_required';
+      readonly processorRef: string;
+      /** Test mode: the code the simulated issuer accepts; the page shows it in the customer's language. */
+      readonly testCode: string | undefined;
+    }
   | { readonly kind: 'declined'; readonly declineCode: DeclineCode };
 
 /** The result of a capture or of completing authentication. */
@@ -33,4 +38,16 @@ export interface PaymentProcessor {
   completeAuthentication(processorRef: string, code: string): Promise<SettleResult>;
   /** Captures an approved authorization in full. */
   capture(processorRef: string, amount: bigint): Promise<SettleResult>;
+  /**
+   * Releases an authorization that was never captured (a challenge canceled
+   * because the order was paid another way or expired).
+   */
+  void(processorRef: string): Promise<SettleResult>;
+  /**
+   * Undoes whatever the acquirer did for this payment: releases it if only
+   * authorized, refunds it in full if captured (Adyen's "reversal"). Used when
+   * a capture could not be recorded. `reference` (unique per attempt and
+   * processor reference) makes a repeated call a no-op at the acquirer.
+   */
+  reverse(processorRef: string, amount: bigint, reference: string): Promise<SettleResult>;
 }

@@ -12,7 +12,12 @@ export interface EndpointChanges {
 
 /** Stores webhook endpoints and their signing secrets, per merchant and mode. */
 export interface WebhookEndpointRepository {
-  insert(endpoint: WebhookEndpoint, secret: string): Promise<void>;
+  /**
+   * Inserts the endpoint and its first secret unless the merchant already has
+   * `maxPerMode` endpoints (not deleted) in its mode. The count and the insert
+   * are atomic: concurrent inserts for one merchant and mode cannot pass the cap.
+   */
+  insert(endpoint: WebhookEndpoint, secret: string, maxPerMode: number): Promise<'inserted' | 'limit_reached'>;
   findById(scope: Scope, id: string): Promise<WebhookEndpoint | undefined>;
   list(scope: Scope): Promise<WebhookEndpoint[]>;
   update(scope: Scope, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined>;

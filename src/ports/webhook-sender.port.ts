@@ -3,7 +3,7 @@ export interface WebhookRequest {
   readonly url: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** Live deliveries may not connect to loopback, private, link-local or metadata addresses. */
+  /** Live deliveries must use https. (The address policy applies to both modes.) */
   readonly livemode: boolean;
   readonly timeoutMs: number;
 }
@@ -14,7 +14,7 @@ export interface WebhookResponse {
   readonly statusCode: number | null;
   readonly error: string | null;
   readonly durationMs: number;
-  /** The first bytes of the response body. */
+  /** At most the first 1024 bytes of the response body, as UTF-8 text cut on a character boundary. */
   readonly excerpt: string;
 }
 

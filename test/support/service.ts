@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createCore, type Core } from '../../src/core.ts';
+import { createCore, type Core, type CoreOptions } from '../../src/core.ts';
 import type { SandboxCredentials } from '../../src/application/create-sandbox.ts';
 import { buildGateway } from '../../gateway/app.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -19,8 +19,8 @@ export interface TestService {
 export const TEST_API_URL = 'http://api.test';
 export const TEST_CHECKOUT_URL = 'http://pay.test';
 
-/** Starts core and gateway over a fresh database (no NATS, no listening socket). */
-export async function startTestService(): Promise<TestService> {
+/** Starts core and gateway over a fresh database (no NATS, no listening socket); options reach the core. */
+export async function startTestService(options: Pick<CoreOptions, 'velocity' | 'rateLimit'> = {}): Promise<TestService> {
   const db = await createTestDatabase();
   const internalErrors: unknown[] = [];
   const core = createCore({
@@ -28,6 +28,7 @@ export async function startTestService(): Promise<TestService> {
     apiBaseUrl: TEST_API_URL,
     checkoutHost: TEST_CHECKOUT_URL,
     onInternalError: (err) => internalErrors.push(err),
+    ...options,
   });
   const app = await buildGateway({ routes: core.routes, publicUrl: TEST_API_URL });
   await app.ready();

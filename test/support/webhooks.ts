@@ -162,7 +162,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The environment the service (and `checkout dispatch`) reads, with a short retry schedule. */
+/** The environment the service (and `checkout dispatch`) reads, with a short retry schedule and loopback receivers allowed. */
 export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: db.url,
@@ -178,6 +178,8 @@ export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPr
     WEBHOOK_RETRY_BASE_MS: '200',
     WEBHOOK_RETRY_CAP_MS: '1000',
     RUN_DISPATCHER: 'true',
+    // The receivers listen on 127.0.0.1, which the address policy refuses unless the operator allows it.
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...extra,
   };
 }

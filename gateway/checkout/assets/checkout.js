@@ -181,6 +181,12 @@ function initPayment(root) {
       location.reload();
       return;
     }
+    if (reason === 'too_many_payment_attempts') {
+      // Card-testing limits: they pass after a while, so the form stays usable.
+      setBusy(false);
+      setStatus(statusEl, t('velocityLimited'), 'error');
+      return;
+    }
     if (error === 'resource_exhausted') locked = true;
     setBusy(false);
     const field = FIELD_ERRORS[reason];
@@ -206,7 +212,8 @@ function initPayment(root) {
       const again = Boolean(challenge);
       challenge = challenge || { status: statusEl, focus: focusEl };
       challenge.attemptId = outcome.challenge.attemptId;
-      $('challenge-hint').textContent = outcome.challenge.hint || '';
+      const testCode = outcome.challenge.testCode;
+      $('challenge-hint').textContent = testCode ? t('challengeTestHint', { code: testCode }) : outcome.challenge.hint || '';
       setStatus($('challenge-status'), again ? t('codeWrong') : '', again ? 'error' : '');
       code.value = '';
       setBusy(false);

@@ -145,12 +145,12 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
     const row = await translateErrors(() =>
       this.#knex('api_keys as k')
         .join('merchants as m', 'm.id', 'k.merchant_id')
-        .select('k.merchant_id', 'k.livemode', 'k.kind', 'm.checkout_host')
+        .select('k.id', 'k.merchant_id', 'k.livemode', 'k.kind', 'm.checkout_host')
         .where('k.key_hash', hashApiKey(apiKey))
         .whereNull('k.revoked_at')
         .first(),
     );
     if (!row) return undefined;
-    return { merchantId: row.merchant_id, livemode: row.livemode, keyKind: row.kind, checkoutHost: row.checkout_host };
+    return { keyId: row.id, merchantId: row.merchant_id, livemode: row.livemode, keyKind: row.kind, checkoutHost: row.checkout_host };
   }
 }

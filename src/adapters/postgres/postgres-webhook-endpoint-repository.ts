@@ -42,9 +42,17 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
     return this.#knex<EndpointRow>('webhook_endpoints').where({ merchant_id: scope.merchantId, livemode: scope.livemode }).whereNull('deleted_at');
   }
 
-  insert(endpoint: WebhookEndpoint, secret: string): Promise<void> {
+  insert(endpoint: WebhookEndpoint, secret: string, maxPerMode: number): Promise<'inserted' | 'limit_reached'> {
     return translateErrors(() =>
       this.#knex.transaction(async (trx) => {
+        // Serialises inserts per merchant and mode until commit, so that two concurrent creates cannot
+        // both count 15 and both insert. (A hash collision between two merchants only makes them wait.)
+        await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook_endpoints:${endpoint.merchantId}:${endpoint.livemode}`]);
+        const [{ count }] = (await trx('webhook_endpoints')
+          .where({ merchant_id: endpoint.merchantId, livemode: endpoint.livemode })
+          .whereNull('deleted_at')
+          .count<{ count: string }[]>('* as count')) as [{ count: string }];
+        if (Number(count) >= maxPerMode) return 'limit_reached';
         await trx('webhook_endpoints').insert({
           id: endpoint.id,
           merchant_id: endpoint.merchantId,
@@ -58,6 +66,7 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
           updated_at: endpoint.createdAt,
         });
         await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpoint.id, secret, created_at: endpoint.createdAt });
+        return 'inserted';
       }),
     );
   }

@@ -49,7 +49,11 @@ export function outcomeToProto(result: PaymentResult): PaymentOutcome {
   return create(PaymentOutcomeSchema, {
     status: STATUS_TO_PROTO[result.status],
     checkout: checkoutToProto(result.view),
-    challenge: result.challenge,
+    challenge: result.challenge && {
+      attemptId: result.challenge.attemptId,
+      testCode: result.challenge.testCode ?? '',
+      hint: result.challenge.testCode ? `Test mode: enter ${result.challenge.testCode} to pass the check, anything else to fail it.` : '',
+    },
     declineCode: result.declineCode ?? '',
     message: result.status === 'failed' ? result.view.lastFailureMessage : '',
   });

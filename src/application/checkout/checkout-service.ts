@@ -12,7 +12,8 @@ import { parseCard } from '../../domain/payment/card.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import { createGuard } from '../connect-errors.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
-import type { PaymentEngine } from './payment-engine.ts';
+import type { PaymentClient, PaymentEngine } from './payment-engine.ts';
+import { CLIENT_ADDRESS } from '../request-context.ts';
 
 /** Header carrying the checkout page's token on state-changing calls. */
 export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
@@ -21,6 +22,7 @@ export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
 export function createCheckoutService(deps: { readonly engine: PaymentEngine; readonly clock: Clock; readonly onInternalError: (err: unknown) => void }): ServiceImpl<typeof CheckoutService> {
   const guard = createGuard(deps.onInternalError);
   const token = (ctx: HandlerContext) => ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER) ?? '';
+  const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS) });
 
   return {
     getCheckout: (req) => guard(async () => create(GetCheckoutResponseSchema, { checkout: checkoutToProto(await deps.engine.view(req.checkoutId)) })),
@@ -36,7 +38,7 @@ export function createCheckoutService(deps: { readonly engine: PaymentEngine; re
           },
           deps.clock.now(),
         );
-        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card });
+        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card }, client(ctx));
         return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
       }),
     completeAuthentication: (req, ctx) =>
@@ -46,7 +48,7 @@ export function createCheckoutService(deps: { readonly engine: PaymentEngine; re
       }),
     submitWalletPayment: (req, ctx) =>
       guard(async () => {
-        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'wallet' });
+        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
         return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(result) });
       }),
   };

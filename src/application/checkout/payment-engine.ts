@@ -4,12 +4,16 @@ import { DECLINES, type DeclineCode } from '../../domain/payment/decline-code.ts
 import {
   ATTEMPT_ID_PREFIX,
   MAX_ATTEMPTS_PER_ORDER,
+  STALE_PROCESSING_MS,
+  isInFlight,
   type AuthenticationResult,
+  type CancellationReason,
   type PaymentAttempt,
   type PaymentMethod,
 } from '../../domain/payment/payment-attempt.entity.ts';
 import { computeSettlement } from '../../domain/payment/settlement.ts';
-import { assertPayable, isDueToExpire, markExpired, markFailed, markPaid } from '../../domain/order/order-transitions.ts';
+import { assertWithinVelocity, type VelocityLimits } from '../../domain/payment/velocity.ts';
+import { assertPayable, isDueToExpire, markExpired, markFailed, markPaid, noteReversal } from '../../domain/order/order-transitions.ts';
 import { orderIdOfCheckout, type Order } from '../../domain/order/order.entity.ts';
 import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
 import { DomainError } from '../../domain/shared/domain-error.ts';
@@ -24,11 +28,17 @@ import { checkoutView, type CheckoutView } from './checkout-view.ts';
 /** How a customer pays in one submission. */
 export type PaymentInstrument = { readonly method: 'card'; readonly card: Card } | { readonly method: 'wallet' };
 
+/** Who submitted a payment, as far as the gateway can tell. */
+export interface PaymentClient {
+  /** The customer's network address (for card-testing limits); undefined when unknown. */
+  readonly address: string | undefined;
+}
+
 /** Where a payment left the order. */
 export interface PaymentResult {
   readonly status: 'succeeded' | 'requires_authentication' | 'failed';
   readonly view: CheckoutView;
-  readonly challenge: { attemptId: string; hint: string } | undefined;
+  readonly challenge: { attemptId: string; testCode: string | undefined } | undefined;
   readonly declineCode: DeclineCode | undefined;
 }
 
@@ -49,8 +59,15 @@ export interface PaymentEngineDeps {
   readonly testRoutes: Routes;
   /** Routes for live mode; undefined until a live acquirer is configured. */
   readonly liveRoutes: Routes | undefined;
+  /** Card-testing limits per client address and per merchant. */
+  readonly velocity: VelocityLimits;
   /** How long a resubmission waits for the first submission to finish. */
   readonly replayWaitMs?: number;
+  /**
+   * A release or reversal at an acquirer that failed. A reversal stays
+   * pending and {@link PaymentEngine.recoverAttempts} retries it.
+   */
+  readonly onBackgroundError: (err: unknown) => void;
 }
 
 /** The payment engine: reserve an attempt, route it, record the outcome. */
@@ -58,19 +75,26 @@ export interface PaymentEngine {
   /** Loads the checkout (expiring it first if its time has come). */
   view(checkoutId: string): Promise<CheckoutView>;
   /** Pays with a card or the wallet; idempotent per submission id. */
-  pay(checkoutId: string, token: string, submissionId: string, instrument: PaymentInstrument): Promise<PaymentResult>;
+  pay(checkoutId: string, token: string, submissionId: string, instrument: PaymentInstrument, client: PaymentClient): Promise<PaymentResult>;
   /** Completes or abandons a pending 3-D Secure challenge. */
   authenticate(checkoutId: string, token: string, attemptId: string, answer: { code: string } | { abandon: true }): Promise<PaymentResult>;
-  /** Marks a test-mode bank transfer arrived for an order of the caller. */
+  /** Marks a test-mode bank transfer arrived for an order of the caller; an open challenge is canceled. */
   receiveTransfer(order: Order): Promise<Order>;
-  /** Expires up to limit open orders past their time; answers how many. */
+  /** Expires up to limit open orders past their time; answers how many it expired. */
   expireDue(limit: number): Promise<number>;
+  /**
+   * Settles up to limit attempts that a crashed or stalled process left
+   * behind: one still processing after {@link STALE_PROCESSING_MS} fails if
+   * nothing reached an acquirer and is reversed if something did; a reversal
+   * that failed earlier is tried again. Answers how many it took.
+   */
+  recoverAttempts(limit: number): Promise<number>;
 }
 
 const SUBMISSION_ID = /^[\x21-\x7e]{1,100}$/;
 
-/** An attempt still "processing" after this long was abandoned by a crashed process. */
-export const STALE_PROCESSING_MS = 120_000;
+/** A reversal the engine itself just left pending is retried by the sweep only after this long. */
+export const REVERSAL_RETRY_MS = 30_000;
 
 function tokenMatches(expected: string, given: string): boolean {
   const a = Buffer.from(expected);
@@ -78,11 +102,27 @@ function tokenMatches(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** True while the order can still take a payment (expired and paid orders cannot). */
+function takesPayment(order: Order): boolean {
+  return order.status === 'pending' || order.status === 'failed';
+}
+
+/** Why an order can no longer take the payment an attempt was making. */
+function reasonOrderRefuses(order: Order): CancellationReason {
+  return order.status === 'paid' ? 'order_paid' : 'order_expired';
+}
+
+/** Authorizations released inside a transaction, voided at their acquirer once it commits. */
+type Release = (attempt: PaymentAttempt) => void;
+
 /**
  * Creates the payment engine. Safe under concurrency: a submission first
  * reserves an attempt under the order's row lock (refusing while another is
  * processing), a resubmitted form finds its first attempt by submission id,
- * and the database admits one succeeded attempt per order.
+ * and the database admits one succeeded attempt per order. Whatever can end
+ * a payment from outside (a transfer, expiry) cancels an open challenge
+ * under the same lock, and a capture that still cannot be recorded is
+ * reversed at the acquirer and reported with order.payment_reversed.
  */
 export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
   const eventIds = () => ({ eventId: deps.ids.newId(EVENT_ID_PREFIX), now: deps.clock.now() });
@@ -112,6 +152,30 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     return merchantOf(order);
   }
 
+  /** Releases authorizations at their acquirers; a failure only leaves a hold that lapses by itself. */
+  async function voidAll(attempts: readonly PaymentAttempt[]): Promise<void> {
+    await Promise.all(
+      attempts.map(async (attempt) => {
+        const processor = processors.get(attempt.route);
+        if (!processor || !attempt.processorRef) return;
+        try {
+          const released = await processor.void(attempt.processorRef);
+          if (released.kind === 'declined') throw new Error(`void of ${attempt.id} on ${attempt.route} declined: ${released.declineCode}`);
+        } catch (err) {
+          deps.onBackgroundError(err);
+        }
+      }),
+    );
+  }
+
+  /** Runs work in one transaction; the authorizations it released are voided after the commit. */
+  async function inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T> {
+    const released: PaymentAttempt[] = [];
+    const result = await deps.uow.run((tx) => work(tx, (attempt) => released.push(attempt)));
+    if (released.length > 0) await voidAll(released);
+    return result;
+  }
+
   async function lockCheckout(tx: TransactionScope, checkoutId: string, token: string): Promise<Order> {
     const order = await tx.orders.lock(orderIdOfCheckout(checkoutId));
     if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
@@ -121,13 +185,44 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     return order;
   }
 
-  /** Expires the order in this transaction if its time has come; true when it did. */
-  async function expireIfDue(tx: TransactionScope, order: Order): Promise<Order> {
+  /** Cancels the order's open challenges in this transaction; their authorizations are released after it. */
+  async function cancelChallenges(tx: TransactionScope, attempts: readonly PaymentAttempt[], reason: CancellationReason, release: Release): Promise<void> {
+    const now = deps.clock.now();
+    for (const waiting of attempts.filter((a) => a.status === 'requires_authentication')) {
+      const canceled: PaymentAttempt = { ...waiting, status: 'canceled', cancellationReason: reason, updatedAt: now };
+      await tx.attempts.recordOutcome(canceled);
+      release(canceled);
+    }
+  }
+
+  /**
+   * Expires the order in this transaction if its time has come, canceling any
+   * open challenge. A payment already in flight decides instead: the customer
+   * submitted in time, and its outcome settles the order.
+   */
+  async function expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order> {
     if (!isDueToExpire(order, deps.clock.now())) return order;
+    const attempts = await tx.attempts.listForOrder(order.id);
+    if (attempts.some((a) => isInFlight(a, deps.clock.now()))) return order;
     const t = markExpired(order, eventIds());
     await tx.orders.saveTransition(t.order);
     await tx.outbox.append(t.event);
+    await cancelChallenges(tx, attempts, 'order_expired', release);
     return t.order;
+  }
+
+  /**
+   * Settles an attempt that a crashed process left processing: if an acquirer
+   * holds something for it (a processor reference), it is queued for reversal
+   * (taken by the sweep from reversalDueAt on); otherwise nothing reached an
+   * acquirer and it simply failed.
+   */
+  async function settleAbandoned(tx: TransactionScope, stale: PaymentAttempt, now: Date, reversalDueAt: Date): Promise<PaymentAttempt> {
+    const settled: PaymentAttempt = stale.processorRef
+      ? { ...stale, status: 'reversal_pending', cancellationReason: 'attempt_abandoned', updatedAt: new Date(reversalDueAt.getTime() - REVERSAL_RETRY_MS) }
+      : { ...stale, status: 'failed', declineCode: 'processing_unavailable', updatedAt: now };
+    await tx.attempts.recordOutcome(settled);
+    return settled;
   }
 
   async function currentView(orderId: string): Promise<CheckoutView> {
@@ -137,30 +232,77 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     return checkoutView(order, attempts, await merchantOf(order));
   }
 
+  /**
+   * The customer's answer for an attempt that has ended (or waits for a challenge).
+   * @throws DomainError checkout.expired when the order expired instead.
+   */
   function result(view: CheckoutView, attempt: PaymentAttempt): PaymentResult {
     if (view.order.status === 'paid') return { status: 'succeeded', view, challenge: undefined, declineCode: undefined };
+    if (view.order.status === 'expired') throw new DomainError('checkout.expired', 'This checkout has expired.');
     if (attempt.status === 'requires_authentication') {
-      return { status: 'requires_authentication', view, challenge: { attemptId: attempt.id, hint: challengeHints.get(attempt.id) ?? '' }, declineCode: undefined };
+      return { status: 'requires_authentication', view, challenge: { attemptId: attempt.id, testCode: attempt.challengeTestCode ?? undefined }, declineCode: undefined };
     }
     return { status: 'failed', view, challenge: undefined, declineCode: attempt.declineCode ?? undefined };
   }
 
-  // Hints shown on the simulated issuer page; kept per attempt for replays within this process.
-  const challengeHints = new Map<string, string>();
+  /**
+   * Undoes a capture (or whatever an abandoned attempt left) at the acquirer,
+   * then records the attempt reversed with order.payment_reversed. When the
+   * acquirer cannot be reached the attempt stays reversal_pending and the
+   * sweep tries again; the reference (attempt and processor reference) makes a
+   * repeated reversal of the same thing a no-op at the acquirer.
+   */
+  async function reverse(pending: PaymentAttempt, amount: bigint): Promise<boolean> {
+    const processor = processors.get(pending.route);
+    try {
+      if (!processor || !pending.processorRef) throw new Error(`attempt ${pending.id} cannot be reversed: no route ${pending.route} or no processor reference`);
+      const undone = await processor.reverse(pending.processorRef, amount, `${pending.id}/${pending.processorRef}`);
+      if (undone.kind === 'declined') throw new Error(`reversal of ${pending.id} on ${pending.route} declined: ${undone.declineCode}`);
+    } catch (err) {
+      deps.onBackgroundError(err);
+      return false;
+    }
+    await deps.uow.run(async (tx) => {
+      const order = await tx.orders.lock(pending.orderId);
+      const current = order && (await tx.attempts.findById(order.id, pending.id));
+      if (!order || current?.status !== 'reversal_pending') return; // another sweeper finished it first
+      await tx.attempts.recordOutcome({ ...current, status: 'reversed', updatedAt: deps.clock.now() });
+      const t = noteReversal(order, { attemptId: current.id, method: current.method, route: current.route, reason: current.cancellationReason ?? 'attempt_abandoned' }, eventIds());
+      await tx.orders.saveTransition(t.order);
+      await tx.outbox.append(t.event);
+    });
+    return true;
+  }
 
+  /**
+   * Records a captured payment as the order's, under the order's lock. If the
+   * order can no longer take it (paid another way, expired) or the attempt was
+   * given up meanwhile, the capture is reversed instead: no capture is ever
+   * left without a record.
+   */
   async function finishSuccess(attempt: PaymentAttempt, processorRef: string, authentication: AuthenticationResult): Promise<PaymentResult> {
     const merchant = await merchantOfOrder(attempt.orderId);
-    const view = await deps.uow.run(async (tx) => {
+    const recorded = await deps.uow.run(async (tx) => {
       const order = await tx.orders.lock(attempt.orderId);
       if (!order) throw new Error(`order ${attempt.orderId} vanished`);
-      const done: PaymentAttempt = { ...attempt, status: 'succeeded', processorRef, authentication, declineCode: null, updatedAt: deps.clock.now() };
+      const current = await tx.attempts.findById(order.id, attempt.id);
+      const now = deps.clock.now();
+      if (!takesPayment(order) || current?.status !== 'processing') {
+        const reason = takesPayment(order) ? 'attempt_abandoned' : reasonOrderRefuses(order);
+        const pending: PaymentAttempt = { ...attempt, status: 'reversal_pending', processorRef, authentication, cancellationReason: reason, updatedAt: now };
+        await tx.attempts.recordOutcome(pending);
+        return { kind: 'reversal' as const, reversal: pending, amount: order.amount };
+      }
+      const done: PaymentAttempt = { ...attempt, status: 'succeeded', processorRef, authentication, declineCode: null, updatedAt: now };
       await tx.attempts.recordOutcome(done);
       const t = markPaid(order, { method: attempt.method, settlement: computeSettlement({ amount: order.amount, currency: order.currency }, merchant.settlementCurrency) }, eventIds());
       await tx.orders.saveTransition(t.order);
       await tx.outbox.append(t.event);
-      return checkoutView(t.order, await tx.attempts.listForOrder(order.id), merchant);
+      return { kind: 'paid' as const, view: checkoutView(t.order, await tx.attempts.listForOrder(order.id), merchant) };
     });
-    return { status: 'succeeded', view, challenge: undefined, declineCode: undefined };
+    if (recorded.kind === 'paid') return { status: 'succeeded', view: recorded.view, challenge: undefined, declineCode: undefined };
+    await reverse(recorded.reversal, recorded.amount);
+    return result(await currentView(attempt.orderId), recorded.reversal);
   }
 
   async function finishFailure(attempt: PaymentAttempt, declineCode: DeclineCode, authentication: AuthenticationResult, retried: boolean): Promise<PaymentResult> {
@@ -171,7 +313,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
       const failed: PaymentAttempt = { ...attempt, status: 'failed', declineCode, authentication, updatedAt: deps.clock.now() };
       await tx.attempts.recordOutcome(failed);
       let current = order;
-      if (order.status === 'pending' || order.status === 'failed') {
+      if (takesPayment(order)) {
         const t = markFailed(order, { declineCode, route: attempt.route, retried, attemptId: attempt.id, method: attempt.method }, eventIds());
         await tx.orders.saveTransition(t.order);
         await tx.outbox.append(t.event);
@@ -184,7 +326,11 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
 
   /** Captures an approved authorization and records the end of the attempt. */
   async function captureAndFinish(processor: PaymentProcessor, attempt: PaymentAttempt, processorRef: string, authentication: AuthenticationResult, retried: boolean): Promise<PaymentResult> {
-    const order = await deps.uow.run((tx) => tx.orders.findForCheckout(attempt.orderId));
+    const order = await deps.uow.run(async (tx) => {
+      // Known before anything is captured: a process that dies from here on leaves an attempt the sweep reverses.
+      await tx.attempts.recordOutcome({ ...attempt, processorRef, updatedAt: deps.clock.now() });
+      return tx.orders.findForCheckout(attempt.orderId);
+    });
     const captured: SettleResult = await processor.capture(processorRef, order!.amount);
     if (captured.kind === 'declined') return finishFailure(attempt, captured.declineCode, authentication, retried);
     return finishSuccess(attempt, captured.processorRef, authentication);
@@ -212,57 +358,71 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     }
   }
 
+  /** Refuses a submission beyond the card-testing limits of its client address or its merchant. */
+  async function checkVelocity(tx: TransactionScope, order: Order, client: PaymentClient): Promise<void> {
+    const { perClientAddress, perMerchant, windowMs } = deps.velocity;
+    if (perClientAddress <= 0 && perMerchant <= 0) return;
+    const since = new Date(deps.clock.now().getTime() - windowMs);
+    assertWithinVelocity(deps.velocity, {
+      clientAddress: perClientAddress > 0 && client.address ? await tx.attempts.tally({ clientAddress: client.address }, since) : undefined,
+      merchant: perMerchant > 0 ? await tx.attempts.tally({ merchantId: order.merchantId, livemode: order.livemode }, since) : { attempts: 0, declines: 0 },
+    });
+  }
+
   return {
     async view(checkoutId) {
       const orderId = orderIdOfCheckout(checkoutId);
-      const order = await deps.uow.run(async (tx) => {
+      const order = await inTransaction(async (tx, release) => {
         const found = await tx.orders.findForCheckout(orderId);
         if (!found || !isDueToExpire(found, deps.clock.now())) return found;
         const locked = await tx.orders.lock(orderId);
-        return locked ? expireIfDue(tx, locked) : undefined;
+        return locked ? expireIfDue(tx, locked, release) : undefined;
       });
       if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
       const attempts = await deps.uow.run((tx) => tx.attempts.listForOrder(orderId));
       return checkoutView(order, attempts, await merchantOf(order));
     },
 
-    async pay(checkoutId, token, submissionId, instrument) {
+    async pay(checkoutId, token, submissionId, instrument, client) {
       if (!SUBMISSION_ID.test(submissionId)) {
         throw new DomainError('request.parameter_invalid', 'submission_id must be 1 to 100 printable ASCII characters.', 'submission_id');
       }
       const merchant = await merchantOfOrder(orderIdOfCheckout(checkoutId));
-      const reserved = await deps.uow.run(async (tx) => {
+      const reserved = await inTransaction(async (tx, release) => {
         const locked = await lockCheckout(tx, checkoutId, token);
         const prior = await tx.attempts.findBySubmission(locked.id, submissionId);
         if (prior.length > 0) return { replay: true as const, order: locked };
-        const order = await expireIfDue(tx, locked);
+        const order = await expireIfDue(tx, locked, release);
         if (order.status === 'expired') return { expired: true as const, order };
         assertPayable(order, deps.clock.now());
         if (!merchant.paymentMethods.includes(instrument.method)) {
           throw new DomainError('checkout.method_unavailable', `Payment by ${instrument.method} is not switched on for this merchant.`);
         }
+        const now = deps.clock.now();
         const attempts = await tx.attempts.listForOrder(order.id);
-        const nowMs = deps.clock.now().getTime();
-        for (const stale of attempts.filter((a) => a.status === 'processing' && nowMs - a.updatedAt.getTime() >= STALE_PROCESSING_MS)) {
+        for (const stale of attempts.filter((a) => a.status === 'processing' && !isInFlight(a, now))) {
           // Left behind by a process that died mid-payment: without this the order could never be paid.
-          // A live acquirer adapter must ask the acquirer what became of it before this is safe there.
-          await tx.attempts.recordOutcome({ ...stale, status: 'failed', declineCode: 'processing_unavailable', updatedAt: new Date(nowMs) });
+          await settleAbandoned(tx, stale, now, now);
         }
-        if (attempts.some((a) => a.status === 'processing' && nowMs - a.updatedAt.getTime() < STALE_PROCESSING_MS)) {
+        if (attempts.some((a) => isInFlight(a, now))) {
           throw new DomainError('checkout.payment_in_progress', 'Another payment for this order is being processed.');
         }
         if (attempts.filter((a) => !a.retry).length >= MAX_ATTEMPTS_PER_ORDER) {
           throw new DomainError('checkout.attempts_exhausted', `This order has had ${MAX_ATTEMPTS_PER_ORDER} payment attempts and accepts no more.`);
         }
-        const now = deps.clock.now();
-        // A new submission supersedes a challenge the customer walked away from.
+        await checkVelocity(tx, order, client);
+        // A new submission supersedes a challenge the customer walked away from; its authorization is released.
         for (const waiting of attempts.filter((a) => a.status === 'requires_authentication')) {
-          await tx.attempts.recordOutcome({ ...waiting, status: 'failed', declineCode: 'authentication_failed', authentication: 'abandoned', updatedAt: now });
+          const abandoned: PaymentAttempt = { ...waiting, status: 'failed', declineCode: 'authentication_failed', authentication: 'abandoned', updatedAt: now };
+          await tx.attempts.recordOutcome(abandoned);
+          release(abandoned);
         }
         const routes = order.livemode ? deps.liveRoutes : deps.testRoutes;
         const attempt: PaymentAttempt = {
           id: deps.ids.newId(ATTEMPT_ID_PREFIX),
           orderId: order.id,
+          merchantId: order.merchantId,
+          livemode: order.livemode,
           submissionId,
           method: instrument.method,
           route: routes?.primary.route ?? 'none',
@@ -273,6 +433,9 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
           cardLast4: instrument.method === 'card' ? instrument.card.last4 : null,
           retry: false,
           processorRef: null,
+          cancellationReason: null,
+          challengeTestCode: null,
+          clientAddress: client.address ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -308,10 +471,16 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
         case 'approved':
           return captureAndFinish(processor, current, outcome.processorRef, 'not_required', current.retry);
         case 'authentication_required': {
-          const waiting: PaymentAttempt = { ...current, status: 'requires_authentication', authentication: 'required', processorRef: outcome.processorRef, updatedAt: deps.clock.now() };
+          const waiting: PaymentAttempt = {
+            ...current,
+            status: 'requires_authentication',
+            authentication: 'required',
+            processorRef: outcome.processorRef,
+            challengeTestCode: outcome.testCode ?? null,
+            updatedAt: deps.clock.now(),
+          };
           await deps.uow.run((tx) => tx.attempts.recordOutcome(waiting));
-          challengeHints.set(waiting.id, outcome.hint);
-          return { status: 'requires_authentication', view: await currentView(order.id), challenge: { attemptId: waiting.id, hint: outcome.hint }, declineCode: undefined };
+          return { status: 'requires_authentication', view: await currentView(order.id), challenge: { attemptId: waiting.id, testCode: outcome.testCode }, declineCode: undefined };
         }
         case 'declined':
           return finishFailure(current, outcome.declineCode, 'not_required', current.retry);
@@ -319,11 +488,19 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     },
 
     async authenticate(checkoutId, token, attemptId, answer) {
-      const claimed = await deps.uow.run(async (tx) => {
-        const order = await lockCheckout(tx, checkoutId, token);
-        const attempt = await tx.attempts.findById(order.id, attemptId);
-        if (!attempt) throw new DomainError('checkout.attempt_not_found', 'No such payment attempt for this checkout.');
+      const claimed = await inTransaction(async (tx, release) => {
+        const locked = await lockCheckout(tx, checkoutId, token);
+        if (!(await tx.attempts.findById(locked.id, attemptId))) throw new DomainError('checkout.attempt_not_found', 'No such payment attempt for this checkout.');
+        // Whether the order still takes this payment is decided here, under its lock, before anything is captured.
+        const order = await expireIfDue(tx, locked, release);
+        const attempt = (await tx.attempts.findById(order.id, attemptId))!;
         if (attempt.status !== 'requires_authentication') return { settled: true as const, attempt };
+        if (!takesPayment(order)) {
+          const canceled: PaymentAttempt = { ...attempt, status: 'canceled', cancellationReason: reasonOrderRefuses(order), updatedAt: deps.clock.now() };
+          await tx.attempts.recordOutcome(canceled);
+          release(canceled);
+          return { settled: true as const, attempt: canceled };
+        }
         // Claim the challenge so that a second answer cannot run alongside this one.
         const processing: PaymentAttempt = { ...attempt, status: 'processing', updatedAt: deps.clock.now() };
         await tx.attempts.recordOutcome(processing);
@@ -334,7 +511,10 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
         if (attempt.status === 'processing') return waitForSubmission(attempt.orderId, attempt.submissionId ?? '');
         return result(await currentView(attempt.orderId), attempt);
       }
-      if ('abandon' in answer) return finishFailure(attempt, 'authentication_failed', 'abandoned', attempt.retry);
+      if ('abandon' in answer) {
+        await voidAll([attempt]);
+        return finishFailure(attempt, 'authentication_failed', 'abandoned', attempt.retry);
+      }
       const processor = processors.get(attempt.route);
       if (!processor || !attempt.processorRef) throw new Error(`attempt ${attempt.id} has no route ${attempt.route}`);
       const answered = await processor.completeAuthentication(attempt.processorRef, answer.code);
@@ -344,22 +524,28 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
 
     async receiveTransfer(scoped) {
       const merchant = await merchantOf(scoped);
-      return deps.uow.run(async (tx) => {
+      return inTransaction(async (tx, release) => {
         const locked = await tx.orders.lock(scoped.id);
         if (!locked) throw new DomainError('order.not_found', `No such order: "${scoped.id}".`, 'id');
-        const order = await expireIfDue(tx, locked);
+        const order = await expireIfDue(tx, locked, release);
         if (order.status === 'expired') throw new DomainError('checkout.expired', 'This order has expired; a transfer for it would be returned to the payer.');
         assertPayable(order, deps.clock.now());
         if (!merchant.paymentMethods.includes('bank_transfer')) {
           throw new DomainError('checkout.method_unavailable', 'Bank transfer is not switched on for this merchant.');
         }
         const attempts = await tx.attempts.listForOrder(order.id);
-        if (attempts.some((a) => a.status === 'processing')) throw new DomainError('checkout.payment_in_progress', 'A card payment for this order is being processed.');
+        if (attempts.some((a) => isInFlight(a, deps.clock.now()))) {
+          throw new DomainError('checkout.payment_in_progress', 'A card payment for this order is being processed.');
+        }
+        // The order is paid now: a challenge still open could otherwise capture a second time.
+        await cancelChallenges(tx, attempts, 'order_paid', release);
         const now = deps.clock.now();
         const method: PaymentMethod = 'bank_transfer';
         await tx.attempts.insert({
           id: deps.ids.newId(ATTEMPT_ID_PREFIX),
           orderId: order.id,
+          merchantId: order.merchantId,
+          livemode: order.livemode,
           submissionId: null,
           method,
           route: 'virtual_iban',
@@ -370,6 +556,9 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
           cardLast4: null,
           retry: false,
           processorRef: null,
+          cancellationReason: null,
+          challengeTestCode: null,
+          clientAddress: null,
           createdAt: now,
           updatedAt: now,
         });
@@ -381,11 +570,34 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     },
 
     async expireDue(limit) {
-      return deps.uow.run(async (tx) => {
+      return inTransaction(async (tx, release) => {
         const due = await tx.orders.lockDueToExpire(deps.clock.now(), limit);
-        for (const order of due) await expireIfDue(tx, order);
-        return due.length;
+        let expired = 0;
+        for (const order of due) if ((await expireIfDue(tx, order, release)).status === 'expired') expired += 1;
+        return expired;
       });
+    },
+
+    async recoverAttempts(limit) {
+      const now = deps.clock.now();
+      const taken = await deps.uow.run(async (tx) => {
+        const claimed = await tx.attempts.claimUnsettled(
+          { processing: new Date(now.getTime() - STALE_PROCESSING_MS), reversal: new Date(now.getTime() - REVERSAL_RETRY_MS) },
+          now,
+          limit,
+        );
+        const toReverse: Array<{ attempt: PaymentAttempt; amount: bigint }> = [];
+        for (const attempt of claimed) {
+          // Reversed right below: ours until REVERSAL_RETRY_MS from now, so no other sweeper takes it meanwhile.
+          const settled = attempt.status === 'processing' ? await settleAbandoned(tx, attempt, now, new Date(now.getTime() + REVERSAL_RETRY_MS)) : attempt;
+          if (settled.status !== 'reversal_pending') continue;
+          const order = await tx.orders.findForCheckout(settled.orderId);
+          if (order) toReverse.push({ attempt: settled, amount: order.amount });
+        }
+        return { count: claimed.length, toReverse };
+      });
+      for (const { attempt, amount } of taken.toReverse) await reverse(attempt, amount);
+      return taken.count;
     },
   };
 }

@@ -36,7 +36,7 @@ export interface EventServiceDeps {
 
 /** Implements checkout.v1.EventService: the event log, its deliveries, redelivery and the live tail. */
 export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof EventService> {
-  const caller = (ctx: HandlerContext): Promise<Caller> => deps.authenticate(ctx.requestHeader.get('authorization'), 'secret');
+  const caller = (ctx: HandlerContext): Promise<Caller> => deps.authenticate(ctx, 'secret');
   const guarded = createGuard(deps.onInternalError);
   const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await caller(ctx)));
   const found = async (scope: Scope, id: string) => {

@@ -14,7 +14,8 @@ import {
 import type { Scope } from '../../domain/merchant/caller.ts';
 import { DomainError, invalid } from '../../domain/shared/domain-error.ts';
 import { parseText } from '../../domain/shared/text.ts';
-import { ENDPOINT_ID_PREFIX, parseEnabledEvents, parseEndpointUrl, type WebhookEndpoint } from '../../domain/webhook/webhook-endpoint.entity.ts';
+import { ENDPOINT_ID_PREFIX, MAX_ENDPOINTS_PER_MODE, parseEnabledEvents, parseEndpointUrl, type WebhookEndpoint } from '../../domain/webhook/webhook-endpoint.entity.ts';
+import type { AddressPolicy } from '../../ports/address-policy.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
@@ -34,20 +35,21 @@ export interface WebhookEndpointServiceDeps {
   readonly queue: WebhookDeliveryQueue;
   readonly ids: IdGenerator;
   readonly clock: Clock;
-  /** The address policy for live endpoints (an adapter's knowledge of IP ranges). */
-  readonly isForbiddenAddress: (host: string) => boolean;
+  /** Which hosts an endpoint URL may name, in both modes (the same policy the sender applies). */
+  readonly addressPolicy: Pick<AddressPolicy, 'refuseHost'>;
   readonly onInternalError: (err: unknown) => void;
 }
 
 /** Implements checkout.v1.WebhookEndpointService: endpoint CRUD, secret rotation, bulk replay. */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
   const guarded = createGuard(deps.onInternalError);
-  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx.requestHeader.get('authorization'), 'secret')));
+  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx, 'secret')));
   const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
     const endpoint = await deps.endpoints.findById(scope, id);
     if (!endpoint) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
     return endpoint;
   };
+  const refuseHost = (host: string) => deps.addressPolicy.refuseHost(host);
   const description = (text: string) => (text === '' ? '' : parseText(text, 'description', 'request.parameter_invalid', 500));
 
   return {
@@ -58,7 +60,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           id: deps.ids.newId(ENDPOINT_ID_PREFIX),
           merchantId: scope.merchantId,
           livemode: scope.livemode,
-          url: parseEndpointUrl(req.url, scope.livemode, deps.isForbiddenAddress),
+          url: parseEndpointUrl(req.url, scope.livemode, refuseHost),
           enabledEvents: parseEnabledEvents(req.enabledEvents.length ? req.enabledEvents : ['*']),
           description: description(req.description),
           disabledReason: null,
@@ -66,7 +68,12 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           createdAt: deps.clock.now(),
         };
         const secret = deps.ids.newSecret('whsec_');
-        await deps.endpoints.insert(endpoint, secret);
+        if ((await deps.endpoints.insert(endpoint, secret, MAX_ENDPOINTS_PER_MODE)) === 'limit_reached') {
+          throw new DomainError(
+            'webhook.endpoint_limit_reached',
+            `This ${scope.livemode ? 'live' : 'test'} mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints, the most allowed (the default endpoint included). Delete one you no longer use, or subscribe an existing endpoint to more event types.`,
+          );
+        }
         return create(CreateWebhookEndpointResponseSchema, { endpoint: endpointToProto(endpoint), secret });
       }),
     getWebhookEndpoint: (req, ctx) => guard(ctx, async (scope) => create(GetWebhookEndpointResponseSchema, { endpoint: endpointToProto(await found(scope, req.id)) })),
@@ -78,7 +85,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         const changes: {
           -readonly [K in keyof EndpointChanges]: EndpointChanges[K];
         } = {};
-        if (req.url !== undefined) changes.url = parseEndpointUrl(req.url, scope.livemode, deps.isForbiddenAddress);
+        if (req.url !== undefined) changes.url = parseEndpointUrl(req.url, scope.livemode, refuseHost);
         if (req.updateEvents) changes.enabledEvents = parseEnabledEvents(req.enabledEvents);
         if (req.description !== undefined) changes.description = description(req.description);
         if (req.disabled === true) changes.disabledReason = 'by_merchant';

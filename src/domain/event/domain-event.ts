@@ -1,7 +1,7 @@
 import type { Order } from '../order/order.entity.ts';
 
 /** Event types, past tense and dotted. Later issues add order.refunded, payout.settled and the rest. */
-export type EventType = 'order.created' | 'order.paid' | 'order.failed' | 'order.expired';
+export type EventType = 'order.created' | 'order.paid' | 'order.failed' | 'order.expired' | 'order.payment_reversed';
 
 /** Prefix of every event id. */
 export const EVENT_ID_PREFIX = 'evt_';

@@ -1,7 +1,7 @@
 import type { Money } from '../money/money.ts';
 import type { DomainEvent, EventType, JsonValue } from '../event/domain-event.ts';
 import { DECLINES, type DeclineCode } from '../payment/decline-code.ts';
-import type { PaymentMethod } from '../payment/payment-attempt.entity.ts';
+import type { CancellationReason, PaymentMethod } from '../payment/payment-attempt.entity.ts';
 import { DomainError } from '../shared/domain-error.ts';
 import type { Order, OrderStatus } from './order.entity.ts';
 
@@ -113,3 +113,53 @@ export function markExpired(order: Order, ids: { eventId: string; now: Date }): 
     ids,
   );
 }
+
+/** What was undone: a capture the order could not take. */
+export interface Reversal {
+  readonly attemptId: string;
+  readonly method: PaymentMethod;
+  readonly route: string;
+  readonly reason: CancellationReason;
+}
+
+/**
+ * Records on the order (whatever its state) that a capture it could not take
+ * was reversed at the acquirer: the order's version moves on, its status does
+ * not, and order.payment_reversed tells the operator and the merchant.
+ */
+export function noteReversal(order: Order, reversal: Reversal, ids: { eventId: string; now: Date }): Transition {
+  const next: Order = { ...order, version: order.version + 1 };
+  return {
+    order: next,
+    event: {
+      id: ids.eventId,
+      type: 'order.payment_reversed',
+      merchantId: next.merchantId,
+      livemode: next.livemode,
+      orderId: next.id,
+      reference: next.reference,
+      sequence: next.version,
+      createdAt: ids.now,
+      data: {
+        id: order.id,
+        reference: order.reference,
+        amount: Number(order.amount),
+        currency: order.currency,
+        status: order.status,
+        reversal: {
+          attempt_id: reversal.attemptId,
+          method: reversal.method,
+          route: reversal.route,
+          reason: reversal.reason,
+          message: REVERSAL_MESSAGES[reversal.reason],
+        },
+      },
+    },
+  };
+}
+
+const REVERSAL_MESSAGES: { readonly [R in CancellationReason]: string } = {
+  order_paid: 'The order was paid another way while this payment was being captured; the capture was reversed, so the customer is not charged twice.',
+  order_expired: 'The order expired while this payment was being captured; the capture was reversed.',
+  attempt_abandoned: 'The process handling this payment stopped before recording it; whatever the acquirer authorized or captured was reversed.',
+};

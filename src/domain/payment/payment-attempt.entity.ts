@@ -4,8 +4,16 @@ import type { DeclineCode } from './decline-code.ts';
 /** How the customer paid. */
 export type PaymentMethod = 'card' | 'wallet' | 'bank_transfer';
 
-/** Where an attempt stands. */
-export type AttemptStatus = 'processing' | 'requires_authentication' | 'succeeded' | 'failed';
+/**
+ * Where an attempt stands. canceled: its authorization was released before
+ * capture (the order was paid another way or expired). reversal_pending and
+ * reversed: it was captured but could not be recorded as the order's payment,
+ * so the capture is being, or has been, undone at the acquirer.
+ */
+export type AttemptStatus = 'processing' | 'requires_authentication' | 'succeeded' | 'failed' | 'canceled' | 'reversal_pending' | 'reversed';
+
+/** Why an attempt was canceled or reversed. */
+export type CancellationReason = 'order_paid' | 'order_expired' | 'attempt_abandoned';
 
 /** The cardholder authentication (3-D Secure) result of an attempt. */
 export type AuthenticationResult = 'not_required' | 'required' | 'passed' | 'failed' | 'abandoned';
@@ -14,6 +22,8 @@ export type AuthenticationResult = 'not_required' | 'required' | 'passed' | 'fai
 export interface PaymentAttempt {
   readonly id: string;
   readonly orderId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
   /** The page's submission id; a retry on the alternative route shares it. */
   readonly submissionId: string | null;
   readonly method: PaymentMethod;
@@ -25,8 +35,14 @@ export interface PaymentAttempt {
   readonly cardLast4: string | null;
   /** True when this attempt retried a soft decline on the alternative route. */
   readonly retry: boolean;
-  /** The acquirer's reference for the authorization, to complete or capture it. */
+  /** The acquirer's reference for the authorization, to complete, capture, void or reverse it. */
   readonly processorRef: string | null;
+  /** Set when the attempt was canceled or reversed. */
+  readonly cancellationReason: CancellationReason | null;
+  /** Test mode: the code the simulated issuer's challenge accepts, shown (translated) on the page. */
+  readonly challengeTestCode: string | null;
+  /** The customer's network address as the gateway saw it; null for server-side payments. */
+  readonly clientAddress: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -36,3 +52,11 @@ export const ATTEMPT_ID_PREFIX = 'att_';
 
 /** Most customer submissions one order accepts (card-testing protection). */
 export const MAX_ATTEMPTS_PER_ORDER = 10;
+
+/** An attempt still "processing" after this long was abandoned by a crashed process. */
+export const STALE_PROCESSING_MS = 120_000;
+
+/** True while another step of the payment may still be running (not yet abandoned). */
+export function isInFlight(attempt: Pick<PaymentAttempt, 'status' | 'updatedAt'>, now: Date): boolean {
+  return attempt.status === 'processing' && now.getTime() - attempt.updatedAt.getTime() < STALE_PROCESSING_MS;
+}

@@ -6,6 +6,8 @@
 export type DomainErrorCode =
   | 'request.parameter_missing'
   | 'request.parameter_invalid'
+  | 'request.string_invalid'
+  | 'request.id_unknown'
   | 'money.amount_invalid'
   | 'money.amount_too_large'
   | 'money.currency_invalid'
@@ -23,6 +25,7 @@ export type DomainErrorCode =
   | 'checkout.payment_in_progress'
   | 'checkout.method_unavailable'
   | 'checkout.attempt_not_found'
+  | 'checkout.velocity_limited'
   | 'card.number_invalid'
   | 'card.expiry_invalid'
   | 'card.cvc_invalid'
@@ -33,6 +36,7 @@ export type DomainErrorCode =
   | 'webhook.events_invalid'
   | 'webhook.endpoint_not_found'
   | 'webhook.overlap_invalid'
+  | 'webhook.endpoint_limit_reached'
   | 'event.not_found'
   | 'listen.live_mode'
   | 'list.cursor_invalid'
@@ -42,7 +46,8 @@ export type DomainErrorCode =
   | 'auth.key_invalid'
   | 'auth.secret_key_required'
   | 'idempotency.key_invalid'
-  | 'idempotency.key_reused';
+  | 'idempotency.key_reused'
+  | 'rate_limit.exceeded';
 
 /**
  * An expected failure of a use case: bad input, a missing resource, a refused

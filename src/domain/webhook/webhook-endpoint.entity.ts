@@ -1,4 +1,4 @@
-import { DomainError, invalid } from '../shared/domain-error.ts';
+import { invalid } from '../shared/domain-error.ts';
 
 /** Every event type a webhook endpoint can subscribe to. The spec's six plus those we add. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -6,6 +6,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.paid',
   'order.failed',
   'order.expired',
+  'order.payment_reversed',
   'order.refunded',
   'order.disputed',
   'payout.settled',
@@ -58,15 +59,17 @@ export function parseEnabledEvents(events: readonly string[]): string[] {
   return unique;
 }
 
-const PRIVATE_HOSTNAMES = /^(localhost|.*\.localhost|.*\.local|.*\.internal|metadata\.google\.internal)$/i;
+/** Most endpoints a merchant may have per mode, deleted ones not counted and the default endpoint included. */
+export const MAX_ENDPOINTS_PER_MODE = 16;
 
 /**
- * Validates an endpoint URL. Live endpoints must be https and may not name
- * a local host or a literal private address; where a name resolves to is
- * checked again on every delivery, on the address actually connected.
- * @throws DomainError webhook.url_invalid
+ * Validates an endpoint URL: http(s) without credentials, https in live mode,
+ * and a host the address policy does not refuse (in both modes). Where a name
+ * resolves to is judged again on every delivery, on the address actually connected.
+ * @param refuseHost the address policy (an adapter's knowledge of IP ranges): why a host is refused, or undefined.
+ * @throws DomainError webhook.url_invalid, webhook.url_forbidden
  */
-export function parseEndpointUrl(raw: string, livemode: boolean, isForbiddenAddress: (host: string) => boolean): string {
+export function parseEndpointUrl(raw: string, livemode: boolean, refuseHost: (host: string) => string | undefined): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -76,12 +79,15 @@ export function parseEndpointUrl(raw: string, livemode: boolean, isForbiddenAddr
   if (raw.length > 2048 || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
     throw invalid('webhook.url_invalid', 'url', 'url must be an http(s) URL of at most 2048 characters, without credentials.');
   }
-  if (livemode) {
-    if (url.protocol !== 'https:') throw invalid('webhook.url_invalid', 'url', 'Live-mode endpoints must use https.');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (PRIVATE_HOSTNAMES.test(host) || isForbiddenAddress(host)) {
-      throw new DomainError('webhook.url_forbidden', 'Live-mode endpoints may not point at loopback, private, link-local or metadata addresses.', 'url');
-    }
+  if (livemode && url.protocol !== 'https:') throw invalid('webhook.url_invalid', 'url', 'Live-mode endpoints must use https.');
+  const refusal = refuseHost(url.hostname);
+  if (refusal !== undefined) {
+    throw invalid(
+      'webhook.url_forbidden',
+      'url',
+      `Webhook endpoints may not point at loopback, private, link-local, metadata or reserved addresses (${refusal}). ` +
+        'To receive test events on your own machine, run `checkout listen --forward-to http://localhost:4000/webhooks`.',
+    );
   }
   return url.toString();
 }

@@ -1,7 +1,8 @@
+import { TEST_CHALLENGE_CODE } from '../../../domain/payment/test-card.ts';
 import { randomUUID } from 'node:crypto';
 import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../ports/payment-processor.port.ts';
 import type { TestCardDirectory } from '../../../ports/test-card-directory.port.ts';
-import { CHALLENGE_HINT, challengePassed, issuerAnswer, type IssuerAnswer } from '../simulated/simulated-issuer.ts';
+import { challengePassed, issuerAnswer, type IssuerAnswer } from '../simulated/simulated-issuer.ts';
 import { ALPHA_DECLINES, type AlphaResponseCode } from './transformers.ts';
 
 const ANSWER_TO_ALPHA: { readonly [A in IssuerAnswer]: AlphaResponseCode } = {
@@ -25,7 +26,7 @@ export class SimulatedAlphaAcquirer implements PaymentProcessor {
     const code = ANSWER_TO_ALPHA[await issuerAnswer(this.#cards, request.merchantId, request.card, false)];
     const processorRef = `alpha_${randomUUID()}`;
     if (code === '00') return { kind: 'approved', processorRef };
-    if (code === '1A') return { kind: 'authentication_required', processorRef, hint: CHALLENGE_HINT };
+    if (code === '1A') return { kind: 'authentication_required', processorRef, testCode: TEST_CHALLENGE_CODE };
     return { kind: 'declined', declineCode: ALPHA_DECLINES[code] };
   }
 
@@ -34,6 +35,15 @@ export class SimulatedAlphaAcquirer implements PaymentProcessor {
   }
 
   async capture(processorRef: string): Promise<SettleResult> {
+    return { kind: 'approved', processorRef };
+  }
+
+  // The simulation keeps no state between calls: releasing or reversing a payment always succeeds.
+  async void(processorRef: string): Promise<SettleResult> {
+    return { kind: 'approved', processorRef };
+  }
+
+  async reverse(processorRef: string): Promise<SettleResult> {
     return { kind: 'approved', processorRef };
   }
 }

@@ -1,7 +1,8 @@
+import { TEST_CHALLENGE_CODE } from '../../../domain/payment/test-card.ts';
 import { randomUUID } from 'node:crypto';
 import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../ports/payment-processor.port.ts';
 import type { TestCardDirectory } from '../../../ports/test-card-directory.port.ts';
-import { CHALLENGE_HINT, challengePassed, issuerAnswer, type IssuerAnswer } from '../simulated/simulated-issuer.ts';
+import { challengePassed, issuerAnswer, type IssuerAnswer } from '../simulated/simulated-issuer.ts';
 import { BETA_DECLINES, type BetaStatus } from './transformers.ts';
 
 const ANSWER_TO_BETA: { readonly [A in IssuerAnswer]: BetaStatus } = {
@@ -25,7 +26,7 @@ export class SimulatedBetaAcquirer implements PaymentProcessor {
     const status = ANSWER_TO_BETA[await issuerAnswer(this.#cards, request.merchantId, request.card, true)];
     const processorRef = `beta_${randomUUID()}`;
     if (status === 'AUTHORISED') return { kind: 'approved', processorRef };
-    if (status === 'CHALLENGE_REQUIRED') return { kind: 'authentication_required', processorRef, hint: CHALLENGE_HINT };
+    if (status === 'CHALLENGE_REQUIRED') return { kind: 'authentication_required', processorRef, testCode: TEST_CHALLENGE_CODE };
     return { kind: 'declined', declineCode: BETA_DECLINES[status] };
   }
 
@@ -34,6 +35,15 @@ export class SimulatedBetaAcquirer implements PaymentProcessor {
   }
 
   async capture(processorRef: string): Promise<SettleResult> {
+    return { kind: 'approved', processorRef };
+  }
+
+  // The simulation keeps no state between calls: releasing or reversing a payment always succeeds.
+  async void(processorRef: string): Promise<SettleResult> {
+    return { kind: 'approved', processorRef };
+  }
+
+  async reverse(processorRef: string): Promise<SettleResult> {
     return { kind: 'approved', processorRef };
   }
 }

@@ -36,6 +36,3 @@ export async function issuerAnswer(
 export function challengePassed(code: string): boolean {
   return code.trim() === TEST_CHALLENGE_CODE;
 }
-
-/** What the simulated issuer page tells the customer in test mode. */
-export const CHALLENGE_HINT = `Test mode: enter ${TEST_CHALLENGE_CODE} to pass the check, anything else to fail it.`;

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_checkout_v1_field_options } from "./field_options_pb.ts";
 import type { Order } from "./order_pb.ts";
 import { file_checkout_v1_order } from "./order_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/test_helpers.proto.
  */
 export const file_checkout_v1_test_helpers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIi8KG1NpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSJBChxTaW11bGF0ZUJhbmtUcmFuc2ZlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIygAEKEVRlc3RIZWxwZXJTZXJ2aWNlEmsKFFNpbXVsYXRlQmFua1RyYW5zZmVyEiguY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXF1ZXN0GikuY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_order]);
+  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIjUKG1NpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBIWCghvcmRlcl9pZBgBIAEoCUIEwPMYASJBChxTaW11bGF0ZUJhbmtUcmFuc2ZlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIygAEKEVRlc3RIZWxwZXJTZXJ2aWNlEmsKFFNpbXVsYXRlQmFua1RyYW5zZmVyEiguY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXF1ZXN0GikuY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_field_options, file_checkout_v1_order]);
 
 /**
  * @generated from message checkout.v1.SimulateBankTransferRequest

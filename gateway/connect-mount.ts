@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ContextValues } from '@connectrpc/connect';
+import { createAsyncIterable, readAllBytes, uResponseNotFound, type UniversalHandler, type UniversalServerResponse } from '@connectrpc/connect/protocol';
+import * as protoConnect from '@connectrpc/connect/protocol-connect';
+import * as protoGrpc from '@connectrpc/connect/protocol-grpc';
+import * as protoGrpcWeb from '@connectrpc/connect/protocol-grpc-web';
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import { connectError } from '../src/application/connect-errors.ts';
+
+/** Where the Connect mount reports a handler that failed outside any call (a broken socket, say). */
+export type OnHandlerError = (err: unknown, where: string) => void;
+
+/**
+ * connect-es answers a request body that is not valid binary Protobuf with
+ * `internal` ("parse binary: …"), as if the fault were ours; JSON that does
+ * not parse already gets `invalid_argument`. This turns the first into the
+ * second on the Connect protocol, where it would otherwise be an HTTP 500.
+ * (gRPC and gRPC-Web answer HTTP 200 with the status in a trailer, and
+ * gRPC's own servers use INTERNAL there too; they are left as they are.)
+ */
+function withMalformedInputAsInvalidArgument(handler: UniversalHandler): UniversalHandler {
+  const wrapped = async (req: Parameters<UniversalHandler>[0]): Promise<UniversalServerResponse> => {
+    const res = await handler(req);
+    if (res.status !== 500 || !res.body || !res.header?.get('content-type')?.startsWith(protoConnect.contentTypeUnaryJson)) return res;
+    const bytes = await readAllBytes(res.body, Number.MAX_SAFE_INTEGER);
+    const error = protoConnect.errorFromJsonBytes(bytes, undefined, new ConnectError('', Code.Internal));
+    if (error.code !== Code.Internal || !error.rawMessage.startsWith('parse binary:')) return { ...res, body: createAsyncIterable([bytes]) };
+    const invalid = connectError(`The request body is not a valid ${handler.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)}).`, {
+      code: Code.InvalidArgument,
+      type: 'invalid_request_error',
+      publicCode: 'message_malformed',
+    });
+    const body = protoConnect.errorToJsonBytes(invalid, {});
+    const header = new Headers(res.header);
+    header.set('content-length', String(body.byteLength));
+    return { status: protoConnect.codeToHttpStatus(Code.InvalidArgument), header, body: createAsyncIterable([body]), trailer: res.trailer };
+  };
+  return Object.assign(wrapped, handler);
+}
+
+/** The core's Connect, gRPC and gRPC-Web handlers, with malformed input answered as invalid_argument. */
+function connectHandlers(routes: (router: ConnectRouter) => void): UniversalHandler[] {
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli] });
+  routes(router);
+  return router.handlers.map(withMalformedInputAsInvalidArgument);
+}
+
+/**
+ * Mounts the core's Connect routes on Fastify (HTTP/1.1: Connect and
+ * gRPC-Web), as @connectrpc/connect-fastify does, with the handlers of
+ * {@link connectHandlers}. Register it in a scope of its own: it replaces the
+ * content-type parsers of the Connect media types there.
+ */
+export function mountConnect(
+  app: FastifyInstance,
+  options: { readonly routes: (router: ConnectRouter) => void; readonly contextValues: (req: FastifyRequest) => ContextValues; readonly onError: OnHandlerError },
+): void {
+  const noop = (_req: unknown, _payload: unknown, done: (err: null, body: undefined) => void) => done(null, undefined);
+  app.addContentTypeParser(
+    [protoConnect.contentTypeUnaryJson, protoConnect.contentTypeStreamJson, protoGrpcWeb.contentTypeProto, protoGrpcWeb.contentTypeJson, protoGrpc.contentTypeProto, protoGrpc.contentTypeJson],
+    noop,
+  );
+  for (const pattern of [protoGrpc.contentTypeRegExp, protoGrpcWeb.contentTypeRegExp, protoConnect.contentTypeRegExp]) app.addContentTypeParser(pattern, noop);
+  for (const handler of connectHandlers(options.routes)) {
+    app.all(handler.requestPath, async (req, reply) => {
+      try {
+        const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as never, options.contextValues(req)));
+        // Headers set on the reply (Request-Id) live in Fastify until send(); this path writes the raw response.
+        for (const [key, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(key, value);
+        await universalResponseToNodeResponse(res, reply.raw);
+      } catch (err) {
+        if (ConnectError.from(err).code !== Code.Aborted) options.onError(err, `${handler.service.typeName}/${handler.method.name}`);
+      }
+    });
+  }
+}
+
+/**
+ * A Node request listener (for the HTTP/2 server: gRPC, and Connect over
+ * h2c) serving the same handlers; unknown paths go to `notFound`, or answer
+ * an empty 404 without it.
+ */
+export function connectNodeListener(
+  routes: (router: ConnectRouter) => void,
+  options: {
+    readonly contextValues: (req: IncomingMessage | Http2ServerRequest) => ContextValues;
+    readonly onError: OnHandlerError;
+    readonly notFound?: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+  },
+): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void {
+  const paths = new Map(connectHandlers(routes).map((h) => [h.requestPath, h]));
+  return (req, res) => {
+    const handler = paths.get(req.url?.split('?', 2)[0] ?? '');
+    if (!handler) {
+      if (options.notFound) return options.notFound(req, res);
+      (res as ServerResponse).writeHead(uResponseNotFound.status);
+      res.end();
+      return;
+    }
+    handler(universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req)))
+      .then((uRes) => universalResponseToNodeResponse(uRes, res))
+      .catch((err: unknown) => {
+        if (ConnectError.from(err).code !== Code.Aborted) options.onError(err, `${handler.service.typeName}/${handler.method.name}`);
+      });
+  };
+}

@@ -1,0 +1,279 @@
+// Races between the ways an order can be paid or ended, on the real Postgres: a challenge left open
+// while a transfer pays the order or the order expires, and captures that cannot be recorded.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, Code, createRouterTransport } from '@connectrpc/connect';
+import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import { createPaymentEngine, type PaymentEngine } from '../src/application/checkout/payment-engine.ts';
+import { parseCard } from '../src/domain/payment/card.ts';
+import { DEFAULT_VELOCITY_LIMITS } from '../src/domain/payment/velocity.ts';
+import type { Order } from '../src/domain/order/order.entity.ts';
+import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../src/ports/payment-processor.port.ts';
+import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresOrderRepository } from '../src/adapters/postgres/postgres-order-repository.ts';
+import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
+import { SimulatedBetaAcquirer } from '../src/adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
+import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
+import { orderBody, startTestService, type TestService } from './support/service.ts';
+
+let svc: TestService;
+let shop: SandboxCredentials;
+let checkout: ReturnType<typeof createClient<typeof CheckoutService>>;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  shop = await svc.sandbox('Races shop');
+  checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+function card(behaviour: string) {
+  const found = shop.test_cards.find((c) => c.behaviour === behaviour)!;
+  return { number: found.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada Lovelace' };
+}
+
+async function newOrder() {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/v1/orders',
+    headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' },
+    payload: orderBody(),
+  });
+  expect(res.statusCode).toBe(201);
+  const order = res.json();
+  const checkoutId = order.id.slice(4);
+  const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
+  return { id: order.id as string, checkoutId, token };
+}
+
+const simulateTransfer = (orderId: string) =>
+  svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${orderId}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
+const attemptsOf = (orderId: string) => svc.db.knex('payment_attempts').where({ order_id: orderId }).orderBy('created_at');
+const eventTypes = async (orderId: string) => (await svc.db.knex('events').where({ order_id: orderId }).orderBy('sequence')).map((e) => e.type);
+const challenge = (checkoutId: string, token: string, attemptId: string, code = '123456') =>
+  checkout.completeAuthentication({ checkoutId, attemptId, code }, { headers: { 'checkout-token': token } });
+
+describe('a challenge left open (through the Connect API)', () => {
+  it('a transfer that pays the order cancels the challenge; completing it then captures nothing', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+
+    const transfer = await simulateTransfer(id);
+    expect(transfer.statusCode).toBe(200);
+    expect(transfer.json()).toMatchObject({ status: 'paid', method: 'bank_transfer' });
+    const card3ds = (await attemptsOf(id)).find((a) => a.id === first.challenge!.attemptId);
+    expect(card3ds).toMatchObject({ status: 'canceled', cancellation_reason: 'order_paid' });
+
+    // Before the fix this captured the card and answered 500 (payment_attempts_one_success).
+    const done = (await challenge(checkoutId, token, first.challenge!.attemptId)).outcome!;
+    expect(done.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(done.checkout?.receipt?.method).toBe('bank_transfer');
+    const attempts = await attemptsOf(id);
+    expect(attempts.map((a) => [a.method, a.status])).toEqual([
+      ['card', 'canceled'],
+      ['bank_transfer', 'succeeded'],
+    ]);
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
+    expect(svc.internalErrors).toEqual([]);
+  });
+
+  it('an order that expires while the challenge is open refuses the answer as expired, captures nothing', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
+    expect(await svc.core.payments.expireDue(100)).toBeGreaterThanOrEqual(1);
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'canceled', cancellation_reason: 'order_expired' });
+
+    // Before the fix: 500 "illegal order transition expired -> paid", after a capture.
+    await expect(challenge(checkoutId, token, first.challenge!.attemptId)).rejects.toMatchObject({ code: Code.FailedPrecondition, rawMessage: 'This checkout has expired.' });
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'canceled' });
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.expired']);
+  });
+
+  it('an order past its time with no sweep yet: the answer expires it under the lock and captures nothing', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await expect(challenge(checkoutId, token, first.challenge!.attemptId)).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'canceled', cancellation_reason: 'order_expired' });
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.expired']);
+  });
+});
+
+/** A simulated acquirer that counts what it is asked and lets a test act in the middle of a capture. */
+class RecordingAcquirer implements PaymentProcessor {
+  readonly calls: Array<{ op: string; ref: string }> = [];
+  onCapture: (() => Promise<void>) | undefined;
+  failReversals = 0;
+  readonly #inner: PaymentProcessor;
+
+  constructor(inner: PaymentProcessor) {
+    this.#inner = inner;
+  }
+  get route(): string {
+    return this.#inner.route;
+  }
+  authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
+    return this.#inner.authorize(request);
+  }
+  completeAuthentication(ref: string, code: string): Promise<SettleResult> {
+    return this.#inner.completeAuthentication(ref, code);
+  }
+  async capture(ref: string, amount: bigint): Promise<SettleResult> {
+    this.calls.push({ op: 'capture', ref });
+    await this.onCapture?.();
+    return this.#inner.capture(ref, amount);
+  }
+  void(ref: string): Promise<SettleResult> {
+    this.calls.push({ op: 'void', ref });
+    return this.#inner.void(ref);
+  }
+  async reverse(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
+    this.calls.push({ op: 'reverse', ref });
+    if (this.failReversals > 0) {
+      this.failReversals -= 1;
+      throw new Error('acquirer unreachable');
+    }
+    return this.#inner.reverse(ref, amount, reference);
+  }
+}
+
+describe('captures that cannot be recorded (the engine with a recording acquirer)', () => {
+  let engine: PaymentEngine;
+  let alpha: RecordingAcquirer;
+  let offsetMs = 0;
+  const backgroundErrors: unknown[] = [];
+
+  beforeAll(() => {
+    alpha = new RecordingAcquirer(new SimulatedAlphaAcquirer(svc.core.merchants));
+    engine = createPaymentEngine({
+      uow: new PostgresUnitOfWork(svc.db.knex),
+      ids: cryptoIdGenerator,
+      clock: { now: () => new Date(Date.now() + offsetMs) },
+      merchants: svc.core.merchants,
+      testCards: svc.core.merchants,
+      testRoutes: { primary: alpha, alternative: new SimulatedBetaAcquirer(svc.core.merchants) },
+      liveRoutes: undefined,
+      velocity: DEFAULT_VELOCITY_LIMITS,
+      onBackgroundError: (err) => backgroundErrors.push(err),
+    });
+  });
+
+  const orderRow = async (id: string): Promise<Order> => (await new PostgresOrderRepository(svc.db.knex).findForCheckout(id))!;
+  const approvedCard = () => ({ method: 'card' as const, card: parseCard(card('approved'), new Date()) });
+
+  it('a capture that loses to a transfer is reversed at once and reported with order.payment_reversed', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    // The race the lock cannot rule out: the acquirer stalls past the stale limit and a transfer pays the order meanwhile.
+    alpha.onCapture = async () => {
+      alpha.onCapture = undefined;
+      await svc.db.knex('payment_attempts').where({ order_id: id, status: 'processing' }).update({ updated_at: new Date(Date.now() - 3 * 60_000) });
+      await engine.receiveTransfer(await orderRow(id));
+    };
+    const calls = alpha.calls.length;
+    const result = await engine.pay(checkoutId, token, 'sub-race', approvedCard(), { address: '127.0.0.1' });
+    expect(result.status).toBe('succeeded');
+    expect(result.view.order.method).toBe('bank_transfer');
+
+    const [capture, reversal, ...rest] = alpha.calls.slice(calls);
+    expect(capture?.op).toBe('capture');
+    expect(reversal).toEqual({ op: 'reverse', ref: capture!.ref });
+    expect(rest).toEqual([]);
+    const attempts = await attemptsOf(id);
+    expect(attempts.map((a) => [a.method, a.status, a.cancellation_reason])).toEqual([
+      ['card', 'reversed', 'order_paid'],
+      ['bank_transfer', 'succeeded', null],
+    ]);
+    expect(attempts[0].processor_ref).toBe(capture!.ref);
+    const events = await svc.db.knex('events').where({ order_id: id }).orderBy('sequence');
+    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.paid', 'order.payment_reversed']);
+    expect(events[2].data).toMatchObject({ id, status: 'paid', amount: 2500, reversal: { attempt_id: attempts[0].id, method: 'card', route: 'simulated_alpha', reason: 'order_paid' } });
+    expect(events[2].sequence).toBe(3);
+  });
+
+  it('a reversal the acquirer refuses stays pending, then the sweep completes it', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    alpha.failReversals = 1;
+    alpha.onCapture = async () => {
+      alpha.onCapture = undefined;
+      await svc.db.knex('payment_attempts').where({ order_id: id, status: 'processing' }).update({ updated_at: new Date(Date.now() - 3 * 60_000) });
+      await engine.receiveTransfer(await orderRow(id));
+    };
+    const errorsBefore = backgroundErrors.length;
+    expect((await engine.pay(checkoutId, token, 'sub-race', approvedCard(), { address: '127.0.0.1' })).status).toBe('succeeded');
+    expect(backgroundErrors.length).toBe(errorsBefore + 1);
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversal_pending', cancellation_reason: 'order_paid' });
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
+
+    // Too soon: a reversal just tried is left to the process that tried it.
+    await engine.recoverAttempts(100);
+    expect((await attemptsOf(id))[0].status).toBe('reversal_pending');
+    offsetMs = 60_000;
+    try {
+      expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(1);
+    } finally {
+      offsetMs = 0;
+    }
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversed' });
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid', 'order.payment_reversed']);
+  });
+
+  it('the sweep settles attempts a crashed process left processing: reversed with a reference, failed without', async () => {
+    const a = await newOrder();
+    const b = await newOrder();
+    const stale = new Date(Date.now() - 3 * 60_000);
+    const row = (orderId: string, attemptId: string, processorRef: string | null) => ({
+      id: attemptId,
+      order_id: orderId,
+      merchant_id: shop.merchant_id,
+      livemode: false,
+      submission_id: `crashed-${attemptId}`,
+      method: 'card',
+      route: 'simulated_alpha',
+      status: 'processing',
+      authentication: 'not_required',
+      card_brand: 'visa',
+      card_last4: '4242',
+      retry: false,
+      processor_ref: processorRef,
+      created_at: stale,
+      updated_at: stale,
+    });
+    await svc.db.knex('payment_attempts').insert([row(a.id, 'att_crash_captured', 'alpha_left_behind'), row(b.id, 'att_crash_early', null)]);
+    expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(2);
+    expect(alpha.calls).toContainEqual({ op: 'reverse', ref: 'alpha_left_behind' });
+    expect((await attemptsOf(a.id))[0]).toMatchObject({ status: 'reversed', cancellation_reason: 'attempt_abandoned' });
+    expect((await attemptsOf(b.id))[0]).toMatchObject({ status: 'failed', decline_code: 'processing_unavailable' });
+    expect(await eventTypes(a.id)).toEqual(['order.created', 'order.payment_reversed']);
+    const leftProcessing = await svc.db.knex('payment_attempts').where({ status: 'processing' }).whereNotNull('processor_ref');
+    expect(leftProcessing).toEqual([]);
+  });
+
+  it('the expiry sweep leaves an order whose payment is in flight to that payment', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    alpha.onCapture = async () => {
+      alpha.onCapture = undefined;
+      await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
+      await engine.expireDue(100);
+      expect((await orderRow(id)).status).toBe('pending');
+    };
+    const result = await engine.pay(checkoutId, token, 'sub-1', approvedCard(), { address: '127.0.0.1' });
+    expect(result.status).toBe('succeeded');
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
+  });
+
+  it('records the authorization before capturing, so a crash after the capture leaves a reference to reverse', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    let seen: { status: string; processor_ref: string | null } | undefined;
+    alpha.onCapture = async () => {
+      alpha.onCapture = undefined;
+      seen = (await attemptsOf(id))[0];
+    };
+    await engine.pay(checkoutId, token, 'sub-1', approvedCard(), { address: '127.0.0.1' });
+    expect(seen).toMatchObject({ status: 'processing' });
+    expect(seen?.processor_ref).toMatch(/^alpha_/);
+  });
+});

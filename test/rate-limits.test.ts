@@ -1,0 +1,145 @@
+// API rate limits per key (token buckets in Postgres, shared by every instance) and the checkout's
+// card-testing limits per client address and per merchant, with the limits lowered by configuration.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore } from '../src/core.ts';
+import { buildGateway } from '../gateway/app.ts';
+import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import { orderBody, startTestService, type TestService } from './support/service.ts';
+
+describe('API rate limit per key', () => {
+  let svc: TestService;
+  let shop: SandboxCredentials;
+
+  beforeAll(async () => {
+    svc = await startTestService({ rateLimit: { perSecond: 1, burst: 5 } });
+    shop = await svc.sandbox('Limited shop');
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  const get = (key: string, app = svc.app) => app.inject({ method: 'GET', url: '/v1/orders?limit=1', headers: { authorization: `Bearer ${key}` } });
+
+  it('answers 429 with Retry-After, RateLimit headers and the documented body once the bucket is empty', async () => {
+    const started = Date.now();
+    const answers = [];
+    for (let i = 0; i < 20; i++) answers.push(await get(shop.test_secret_key));
+    const elapsedS = (Date.now() - started) / 1000;
+    const ok = answers.filter((r) => r.statusCode === 200);
+    const refused = answers.filter((r) => r.statusCode === 429);
+    expect(ok.length + refused.length).toBe(20);
+    // The burst, plus what one token per second can have added while the requests ran.
+    expect(ok.length).toBeGreaterThanOrEqual(5);
+    expect(ok.length).toBeLessThanOrEqual(5 + Math.ceil(elapsedS));
+    expect(ok[0]!.headers).toMatchObject({ 'ratelimit-limit': '5', 'ratelimit-remaining': '4' });
+    const first = refused[0]!;
+    expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(first.headers).toMatchObject({ 'ratelimit-limit': '5', 'ratelimit-remaining': '0' });
+    expect(first.json()).toEqual({
+      error: {
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        message: expect.stringMatching(/retry after \d+ s/),
+        request_id: first.headers['request-id'],
+      },
+    });
+  });
+
+  it('counts per key: another key of the same merchant has its own bucket', async () => {
+    const res = await get(shop.live_secret_key);
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('is shared by every instance: a second core over the same database sees the spent bucket', async () => {
+    const other = await svc.sandbox('Shared shop');
+    const second = createCore({ knex: svc.db.knex, apiBaseUrl: 'http://api.test', checkoutHost: 'http://pay.test', onInternalError: () => undefined, rateLimit: { perSecond: 1, burst: 5 } });
+    const secondApp = await buildGateway({ routes: second.routes, publicUrl: 'http://api.test' });
+    try {
+      for (let i = 0; i < 5; i++) expect((await get(other.test_secret_key)).statusCode).toBe(200);
+      const fromSecond = await get(other.test_secret_key, secondApp);
+      expect(fromSecond.statusCode).toBe(429);
+    } finally {
+      await secondApp.close();
+    }
+  });
+
+  it('limits every authenticated method, writes included, and writes nothing when it refuses', async () => {
+    const other = await svc.sandbox('Writer shop');
+    const post = () =>
+      svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${other.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await post());
+    const refused = answers.filter((r) => r.statusCode === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    const created = answers.filter((r) => r.statusCode === 201).length;
+    const [row] = await svc.db.knex('orders').join('merchants', 'merchants.id', 'orders.merchant_id').where('merchants.name', 'Writer shop').count<{ count: string }[]>('* as count');
+    expect(Number(row!.count)).toBe(created);
+  });
+});
+
+describe('card-testing limits of the checkout', () => {
+  let svc: TestService;
+
+  beforeAll(async () => {
+    // Ten points per client address and per merchant in a minute; a decline scores 4.
+    svc = await startTestService({ velocity: { windowMs: 60_000, perClientAddress: 10, perMerchant: 10, declineWeight: 4 } });
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  async function newCheckout(shop: SandboxCredentials) {
+    const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
+    const checkoutId = (res.json().id as string).slice(4);
+    const view = await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } });
+    return { checkoutId, token: view.json().checkout.checkoutToken as string };
+  }
+
+  function cardOf(shop: SandboxCredentials, behaviour: string) {
+    const found = shop.test_cards.find((c) => c.behaviour === behaviour)!;
+    return { number: found.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Card Tester' };
+  }
+
+  async function submit(shop: SandboxCredentials, behaviour: string, remoteAddress: string, method: 'SubmitCardPayment' | 'SubmitWalletPayment' = 'SubmitCardPayment') {
+    const { checkoutId, token } = await newCheckout(shop);
+    return svc.app.inject({
+      method: 'POST',
+      url: `/checkout.v1.CheckoutService/${method}`,
+      remoteAddress,
+      headers: { 'content-type': 'application/json', 'checkout-token': token },
+      payload: { checkoutId, submissionId: crypto.randomUUID(), ...(method === 'SubmitCardPayment' ? { card: cardOf(shop, behaviour) } : {}) },
+    });
+  }
+
+  const attemptCount = async () => Number((await svc.db.knex('payment_attempts').count<{ count: string }[]>('* as count'))[0]!.count);
+
+  it('stops one client address after a few declines across orders, with a clear error the page shows; others go on', async () => {
+    const shop = await svc.sandbox('Address shop');
+    const other = await svc.sandbox('Address shop 2');
+    for (let i = 0; i < 2; i++) expect((await submit(shop, 'hard_decline', '127.0.0.2')).json().outcome.status).toBe('PAYMENT_STATUS_FAILED');
+    // 2 declines = 8 points: one more submission fits (9), a third decline would not.
+    expect((await submit(other, 'hard_decline', '127.0.0.2')).statusCode).toBe(200);
+    const before = await attemptCount();
+    const refused = await submit(shop, 'approved', '127.0.0.2');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ code: 'resource_exhausted', message: expect.stringMatching(/Too many payment attempts/) });
+    expect(JSON.stringify(refused.json().details)).toContain('too_many_payment_attempts');
+    expect(await attemptCount()).toBe(before);
+    // The wallet is a payment method like the card, and another merchant's checkout is no way round.
+    expect((await submit(other, 'approved', '127.0.0.2', 'SubmitWalletPayment')).statusCode).toBe(429);
+    // Another address is not affected.
+    expect((await submit(other, 'approved', '127.0.0.3')).json().outcome.status).toBe('PAYMENT_STATUS_SUCCEEDED');
+  });
+
+  it('stops one merchant being tested from many addresses; other merchants go on', async () => {
+    const shop = await svc.sandbox('Merchant shop');
+    const other = await svc.sandbox('Merchant shop 2');
+    for (let i = 0; i < 2; i++) expect((await submit(shop, 'hard_decline', `127.0.1.${i + 1}`)).statusCode).toBe(200);
+    // 2 declines = 8 points; two approved payments make 10, the limit.
+    expect((await submit(shop, 'approved', '127.0.1.10')).statusCode).toBe(200);
+    expect((await submit(shop, 'approved', '127.0.1.11')).statusCode).toBe(200);
+    const refused = await submit(shop, 'approved', '127.0.1.13');
+    expect(refused.statusCode).toBe(429);
+    expect((await submit(other, 'approved', '127.0.1.12')).json().outcome.status).toBe('PAYMENT_STATUS_SUCCEEDED');
+  });
+});
