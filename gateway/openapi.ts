@@ -35,6 +35,13 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
     },
   });
   const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+  const keyParam = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: '1-255 printable ASCII characters. A repeat of the same request within 24 hours answers the first response with Idempotent-Replayed: true and does nothing again.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  };
   const notFound = errorResponse('No such resource for this key (also for other merchants\' and the other mode\'s ids).');
   return {
     openapi: '3.1.0',
@@ -126,7 +133,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         post: {
           operationId: 'simulateTransfer',
           summary: 'Test mode only: mark the order\'s virtual-IBAN transfer as arrived, which pays it (method bank_transfer)',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ord_' } }],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ord_' } }, keyParam],
           responses: {
             '200': {
               description: 'The paid order.',
@@ -143,6 +150,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         post: {
           operationId: 'createWebhookEndpoint',
           summary: 'Register a webhook endpoint; the response carries its signing secret, once',
+          parameters: [keyParam],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateWebhookEndpoint' } } } },
           responses: { '201': ok('The endpoint with its secret.', 'WebhookEndpointWithSecret'), ...commonErrors },
         },
@@ -153,17 +161,17 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         patch: {
           operationId: 'updateWebhookEndpoint',
           summary: 'Change the URL, the events, the description or the disabled flag',
-          parameters: [idParam],
+          parameters: [idParam, keyParam],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateWebhookEndpoint' } } } },
           responses: { '200': ok('The endpoint.', 'WebhookEndpoint'), ...commonErrors, '404': notFound },
         },
-        delete: { operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint; its queued deliveries stop', parameters: [idParam], responses: { '200': { description: '{id, object, deleted: true}' }, ...commonErrors, '404': notFound } },
+        delete: { operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint; its queued deliveries stop', parameters: [idParam, keyParam], responses: { '200': { description: '{id, object, deleted: true}' }, ...commonErrors, '404': notFound } },
       },
       '/v1/webhook_endpoints/{id}/rotate_secret': {
         post: {
           operationId: 'rotateWebhookSecret',
           summary: 'Issue a new secret; the old one keeps signing for overlap_seconds (default 86400, at most 7 days)',
-          parameters: [idParam],
+          parameters: [idParam, keyParam],
           requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { overlap_seconds: { type: 'integer', minimum: 1, maximum: 604800 } } } } } },
           responses: { '200': ok('The endpoint with its new secret and old_secret_expires_at.', 'WebhookEndpointWithSecret'), ...commonErrors, '404': notFound },
         },
@@ -172,7 +180,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         post: {
           operationId: 'replayEvents',
           summary: 'Queue every event since a time for redelivery to this endpoint',
-          parameters: [idParam],
+          parameters: [idParam, keyParam],
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['since'], additionalProperties: false, properties: { since: { type: 'string', format: 'date-time' } } } } } },
           responses: { '200': { description: '{object: "replay", endpoint_id, queued}' }, ...commonErrors, '404': notFound },
         },
@@ -201,7 +209,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         post: {
           operationId: 'redeliverEvent',
           summary: 'Send an event again, to one endpoint or every subscribed one',
-          parameters: [idParam],
+          parameters: [idParam, keyParam],
           requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { endpoint_id: { type: 'string' } } } } } },
           responses: { '200': { description: '{object: "redelivery", event_id, queued}' }, ...commonErrors, '404': notFound },
         },

@@ -14,6 +14,8 @@ import { ServiceUnavailableError } from './ports/errors.ts';
 import type { EventFeed } from './ports/event-subscription.port.ts';
 import { createAuthenticate } from './application/authenticate.ts';
 import { guardRequests } from './application/request-guard.ts';
+import { createIdempotent } from './application/idempotent.ts';
+import { PostgresRequestLedger } from './adapters/postgres/postgres-idempotency-store.ts';
 import { createCreateOrder } from './application/create-order.ts';
 import { createCreateSandbox, type CreateSandboxUseCase } from './application/create-sandbox.ts';
 import { createGetOrder } from './application/get-order.ts';
@@ -103,13 +105,15 @@ export function createCore(options: CoreOptions): Core {
     onInternalError,
   });
   const checkoutService = createCheckoutService({ engine: payments, clock, onInternalError });
-  const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, onInternalError });
+  const idempotent = createIdempotent(new PostgresRequestLedger(options.knex));
+  const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, idempotent, onInternalError });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, onInternalError });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, idempotent, onInternalError });
   const eventService = createEventService({
     authenticate,
+    idempotent,
     events: new PostgresEventLog(options.knex),
     queue: webhookQueue,
     endpoints,

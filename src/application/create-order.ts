@@ -60,7 +60,11 @@ export function createCreateOrder(deps: { readonly store: OrderCreationStore; re
 /** Longest idempotency key accepted. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
-function checkIdempotencyKey(key: string): void {
+/**
+ * Checks an Idempotency-Key's format.
+ * @throws DomainError idempotency.key_invalid
+ */
+export function checkIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     throw invalid(
       'idempotency.key_invalid',

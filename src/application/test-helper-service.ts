@@ -1,7 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { TestHelperService } from '../gen/checkout/v1/test_helpers_pb.ts';
-import { SimulateBankTransferResponseSchema } from '../gen/checkout/v1/test_helpers_pb.ts';
+import { SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../gen/checkout/v1/test_helpers_pb.ts';
+import type { Idempotent } from './idempotent.ts';
 import { DomainError } from '../domain/shared/domain-error.ts';
 import type { Authenticate } from './authenticate.ts';
 import type { PaymentEngine } from './checkout/payment-engine.ts';
@@ -14,6 +15,7 @@ export function createTestHelperService(deps: {
   readonly authenticate: Authenticate;
   readonly getOrder: GetOrderUseCase;
   readonly engine: PaymentEngine;
+  readonly idempotent: Idempotent;
   readonly onInternalError: (err: unknown) => void;
 }): ServiceImpl<typeof TestHelperService> {
   const guard = createGuard(deps.onInternalError);
@@ -24,10 +26,13 @@ export function createTestHelperService(deps: {
         if (caller.livemode) {
           throw new DomainError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
         }
-        const { order } = await deps.getOrder(caller, req.orderId);
-        await deps.engine.receiveTransfer(order);
-        const details = await deps.getOrder(caller, req.orderId);
-        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
+        const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
+        return deps.idempotent(ctx, caller, call, async () => {
+          const { order } = await deps.getOrder(caller, req.orderId);
+          await deps.engine.receiveTransfer(order);
+          const details = await deps.getOrder(caller, req.orderId);
+          return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
+        });
       }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ClaimResult, IdempotencyRecord, IdempotencyStore } from '../../ports/idempotency-store.port.ts';
+import type { ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger, Reservation } from '../../ports/idempotency-store.port.ts';
 import { translateErrors } from './database.ts';
 import { orderToRow, rowToOrder, type OrderRow } from './order-row.ts';
 
@@ -9,7 +9,8 @@ export const IDEMPOTENCY_RETENTION_HOURS = 24;
 interface IdempotencyRow {
   operation: string;
   fingerprint: string;
-  response: OrderRow;
+  status: 'in_progress' | 'completed';
+  response: unknown;
 }
 
 /** IdempotencyStore on Postgres: the primary key (merchant, mode, key) decides races. */
@@ -39,11 +40,55 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       if (inserted.length > 0) return { claimed: true };
       const existing = await this.#db<IdempotencyRow>('idempotency_keys').select('operation', 'fingerprint', 'response').where(where).first();
       if (!existing) return this.claim(record); // purged between the two statements: claim afresh
-      return {
-        claimed: false,
-        existing: { ...record, operation: existing.operation, fingerprint: existing.fingerprint, order: rowToOrder(existing.response) },
-      };
+      // A key of another operation holds another response (or none yet): only the operation matters then.
+      const order = existing.operation === record.operation ? rowToOrder(existing.response as OrderRow) : record.order;
+      return { claimed: false, existing: { ...record, operation: existing.operation, fingerprint: existing.fingerprint, order } };
     });
+  }
+}
+
+/** RequestLedger on Postgres, in the table order creation uses: one key space per merchant and mode. */
+export class PostgresRequestLedger implements RequestLedger {
+  readonly #knex: Knex;
+
+  constructor(knex: Knex) {
+    this.#knex = knex;
+  }
+
+  async reserve(request: KeyedRequest, staleAfterMs: number): Promise<Reservation> {
+    const where = { merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key };
+    return translateErrors(async () => {
+      // One statement: a free key is inserted; a reservation of the same request whose holder died is taken over.
+      const taken = await this.#knex.raw<{ rows: unknown[] }>(
+        `INSERT INTO idempotency_keys (merchant_id, livemode, key, operation, fingerprint, status, created_at)
+         VALUES (?, ?, ?, ?, ?, 'in_progress', now())
+         ON CONFLICT (merchant_id, livemode, key) DO UPDATE SET created_at = now()
+           WHERE idempotency_keys.status = 'in_progress' AND idempotency_keys.created_at < now() - make_interval(secs => ?)
+             AND idempotency_keys.operation = excluded.operation AND idempotency_keys.fingerprint = excluded.fingerprint
+         RETURNING 1`,
+        [where.merchant_id, where.livemode, where.key, request.operation, request.fingerprint, staleAfterMs / 1000],
+      );
+      if (taken.rows.length > 0) return { kind: 'reserved' };
+      const existing = await this.#knex<IdempotencyRow>('idempotency_keys').select('operation', 'fingerprint', 'status', 'response').where(where).first();
+      if (!existing) return this.reserve(request, staleAfterMs); // released or purged meanwhile
+      if (existing.operation !== request.operation || existing.fingerprint !== request.fingerprint) return { kind: 'mismatch', operation: existing.operation };
+      if (existing.status === 'in_progress') return { kind: 'in_progress' };
+      return { kind: 'replay', response: existing.response };
+    });
+  }
+
+  async complete(request: KeyedRequest, resourceId: string, response: unknown): Promise<void> {
+    await translateErrors(() =>
+      this.#knex('idempotency_keys')
+        .where({ merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key, status: 'in_progress' })
+        .update({ status: 'completed', resource_id: resourceId, response: JSON.stringify(response) }),
+    );
+  }
+
+  async release(request: KeyedRequest): Promise<void> {
+    await translateErrors(() =>
+      this.#knex('idempotency_keys').where({ merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key, status: 'in_progress' }).delete(),
+    );
   }
 }
 

@@ -5,6 +5,7 @@ import {
   ListDeliveryAttemptsResponseSchema,
   ListEventsResponseSchema,
   ListenEventsResponseSchema,
+  RedeliverEventRequestSchema,
   RedeliverEventResponseSchema,
   type EventService,
   type ListenEventsResponse,
@@ -20,6 +21,7 @@ import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.po
 import type { WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
 import { createGuard, toConnectError } from '../connect-errors.ts';
+import type { Idempotent } from '../idempotent.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../list-orders.ts';
 import { attemptToProto, eventToProto } from './webhook-mapper.ts';
 
@@ -31,6 +33,7 @@ export interface EventServiceDeps {
   readonly endpoints: WebhookEndpointRepository;
   readonly feed: EventFeed;
   readonly clock: Clock;
+  readonly idempotent: Idempotent;
   readonly onInternalError: (err: unknown) => void;
 }
 
@@ -60,13 +63,16 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
         return create(ListDeliveryAttemptsResponseSchema, { attempts: (await deps.queue.listAttempts(scope, req.eventId)).map(attemptToProto) });
       }),
     redeliverEvent: (req, ctx) =>
-      guard(ctx, async (scope) => {
-        await found(scope, req.eventId);
-        if (req.endpointId && !(await deps.endpoints.findById(scope, req.endpointId))) {
-          throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.endpointId}".`, 'endpoint_id');
-        }
-        const queued = await deps.queue.requeueEvent(scope, req.eventId, req.endpointId || undefined, deps.clock.now());
-        return create(RedeliverEventResponseSchema, { queued });
+      guard(ctx, (scope) => {
+        const call = { operation: 'events.redeliver', input: RedeliverEventRequestSchema, request: req, output: RedeliverEventResponseSchema };
+        return deps.idempotent(ctx, scope, call, async () => {
+          await found(scope, req.eventId);
+          if (req.endpointId && !(await deps.endpoints.findById(scope, req.endpointId))) {
+            throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.endpointId}".`, 'endpoint_id');
+          }
+          const queued = await deps.queue.requeueEvent(scope, req.eventId, req.endpointId || undefined, deps.clock.now());
+          return create(RedeliverEventResponseSchema, { queued });
+        });
       }),
     async *listenEvents(_req, ctx): AsyncGenerator<ListenEventsResponse> {
       let scope: Caller;

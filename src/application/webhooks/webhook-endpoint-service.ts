@@ -1,13 +1,18 @@
-import { create } from '@bufbuild/protobuf';
+import { create, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
+  CreateWebhookEndpointRequestSchema,
   CreateWebhookEndpointResponseSchema,
+  DeleteWebhookEndpointRequestSchema,
   DeleteWebhookEndpointResponseSchema,
   GetWebhookEndpointResponseSchema,
   ListWebhookEndpointsResponseSchema,
+  ReplayEventsRequestSchema,
   ReplayEventsResponseSchema,
+  RotateWebhookSecretRequestSchema,
   RotateWebhookSecretResponseSchema,
+  UpdateWebhookEndpointRequestSchema,
   UpdateWebhookEndpointResponseSchema,
   type WebhookEndpointService,
 } from '../../gen/checkout/v1/webhook_pb.ts';
@@ -22,6 +27,7 @@ import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.po
 import type { EndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
 import { createGuard } from '../connect-errors.ts';
+import type { Idempotent } from '../idempotent.ts';
 import { endpointToProto } from './webhook-mapper.ts';
 
 /** Default and longest overlap during which a rotated-out secret still signs. */
@@ -37,6 +43,7 @@ export interface WebhookEndpointServiceDeps {
   readonly clock: Clock;
   /** Which hosts an endpoint URL may name, in both modes (the same policy the sender applies). */
   readonly addressPolicy: Pick<AddressPolicy, 'refuseHost'>;
+  readonly idempotent: Idempotent;
   readonly onInternalError: (err: unknown) => void;
 }
 
@@ -44,6 +51,9 @@ export interface WebhookEndpointServiceDeps {
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
   const guarded = createGuard(deps.onInternalError);
   const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx, 'secret')));
+  /** A state-changing call: once per Idempotency-Key. */
+  const keyed = <I extends DescMessage, O extends DescMessage>(ctx: HandlerContext, operation: string, input: I, request: MessageShape<I>, output: O, fn: (scope: Scope) => Promise<MessageShape<O>>) =>
+    guard(ctx, (scope) => deps.idempotent(ctx, scope, { operation, input, request, output }, () => fn(scope)));
   const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
     const endpoint = await deps.endpoints.findById(scope, id);
     if (!endpoint) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
@@ -54,7 +64,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
 
   return {
     createWebhookEndpoint: (req, ctx) =>
-      guard(ctx, async (scope) => {
+      keyed(ctx, 'webhook_endpoints.create', CreateWebhookEndpointRequestSchema, req, CreateWebhookEndpointResponseSchema, async (scope) => {
         if (req.url === '') throw invalid('request.parameter_missing', 'url', 'url is required.');
         const endpoint: WebhookEndpoint = {
           id: deps.ids.newId(ENDPOINT_ID_PREFIX),
@@ -80,7 +90,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     listWebhookEndpoints: (_req, ctx) =>
       guard(ctx, async (scope) => create(ListWebhookEndpointsResponseSchema, { endpoints: (await deps.endpoints.list(scope)).map(endpointToProto) })),
     updateWebhookEndpoint: (req, ctx) =>
-      guard(ctx, async (scope) => {
+      keyed(ctx, 'webhook_endpoints.update', UpdateWebhookEndpointRequestSchema, req, UpdateWebhookEndpointResponseSchema, async (scope) => {
         const current = await found(scope, req.id);
         const changes: {
           -readonly [K in keyof EndpointChanges]: EndpointChanges[K];
@@ -96,12 +106,12 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         return create(UpdateWebhookEndpointResponseSchema, { endpoint: endpointToProto(updated) });
       }),
     deleteWebhookEndpoint: (req, ctx) =>
-      guard(ctx, async (scope) => {
+      keyed(ctx, 'webhook_endpoints.delete', DeleteWebhookEndpointRequestSchema, req, DeleteWebhookEndpointResponseSchema, async (scope) => {
         if (!(await deps.endpoints.delete(scope, req.id))) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
         return create(DeleteWebhookEndpointResponseSchema, { id: req.id });
       }),
     rotateWebhookSecret: (req, ctx) =>
-      guard(ctx, async (scope) => {
+      keyed(ctx, 'webhook_endpoints.rotate_secret', RotateWebhookSecretRequestSchema, req, RotateWebhookSecretResponseSchema, async (scope) => {
         const endpoint = await found(scope, req.id);
         const overlap = req.overlapSeconds === 0 ? DEFAULT_ROTATION_OVERLAP_S : req.overlapSeconds;
         if (overlap < 0 || overlap > MAX_ROTATION_OVERLAP_S) {
@@ -114,7 +124,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         return create(RotateWebhookSecretResponseSchema, { endpoint: endpointToProto(endpoint), secret, oldSecretExpiresAt: timestampFromDate(retireAt) });
       }),
     replayEvents: (req, ctx) =>
-      guard(ctx, async (scope) => {
+      keyed(ctx, 'webhook_endpoints.replay', ReplayEventsRequestSchema, req, ReplayEventsResponseSchema, async (scope) => {
         const endpoint = await found(scope, req.endpointId);
         if (!req.since) throw invalid('request.parameter_missing', 'since', 'since is required: the time from which events are replayed.');
         const queued = await deps.queue.replaySince(scope, endpoint.id, timestampDate(req.since), deps.clock.now());

@@ -47,6 +47,7 @@ export type DomainErrorCode =
   | 'auth.secret_key_required'
   | 'idempotency.key_invalid'
   | 'idempotency.key_reused'
+  | 'idempotency.key_in_use'
   | 'rate_limit.exceeded';
 
 /**
