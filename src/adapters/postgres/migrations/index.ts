@@ -3,6 +3,7 @@ import * as initial from './001-initial.ts';
 import * as checkout from './002-checkout.ts';
 import * as webhooks from './003-webhooks.ts';
 import * as deliveryFairness from './004-delivery-fairness.ts';
+import * as installation from './006-installation.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -10,6 +11,7 @@ const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['002-checkout', checkout],
   ['003-webhooks', webhooks],
   ['004-delivery-fairness', deliveryFairness],
+  ['006-installation', installation],
 ];
 
 /**
