@@ -9,10 +9,11 @@ import { createDatabase, migrateLatest } from '../src/adapters/postgres/database
 import { purgeExpiredIdempotencyKeys } from '../src/adapters/postgres/postgres-idempotency-store.ts';
 import { PostgresOutboxReader } from '../src/adapters/postgres/postgres-event-outbox.ts';
 import { purgeIdleRateLimitBuckets } from '../src/adapters/postgres/postgres-rate-limiter.ts';
-import { connectNats, ensureStream } from '../src/adapters/nats/jetstream.ts';
+import { connectNats, ensureStream, StreamConflictError, type StreamOptions, type StreamOwnership } from '../src/adapters/nats/jetstream.ts';
+import { readInstallationId } from '../src/adapters/postgres/postgres-installation.ts';
 import { JetStreamEventPublisher } from '../src/adapters/nats/jetstream-event-publisher.ts';
 import { createOutboxRelay, type OutboxRelay } from '../src/application/relay-outbox.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../src/application/webhooks/webhook-dispatcher.ts';
+import { createWebhookDispatcher, type UnaccountedEvent, type WebhookDispatcher } from '../src/application/webhooks/webhook-dispatcher.ts';
 import { JetStreamEventSubscription, NatsEventFeed } from '../src/adapters/nats/jetstream-event-subscription.ts';
 import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
 import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
@@ -85,24 +86,64 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/** The stream options of this installation, from the configuration and the installation id in its database. */
+export function streamOptions(config: Config, installationId: string): StreamOptions {
+  return { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000, installationId };
+}
+
+/** How long start-up waits for NATS, so a stream of another installation stops the start rather than a running service. */
+const NATS_START_WAIT_MS = 2000;
+
 /**
  * Starts the whole service in this process.
- * @throws StartupError when Postgres cannot be reached or the port is taken.
+ * @throws StartupError when Postgres cannot be reached, the port is taken, or
+ *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config): Promise<RunningService> {
   await ensureDatabase(config.databaseUrl);
   const knex = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
   await migrateLatest(knex);
+  const installationId = await readInstallationId(knex);
+  const stream = streamOptions(config, installationId);
+
+  // NATS is not needed to accept orders, so start-up waits for it only briefly; when it answers in time,
+  // a stream of another installation refuses the start here, before anything is written or served.
+  let closed = false;
+  let nc: NatsConnection | undefined;
+  let streamChecked: Promise<StreamOwnership> | undefined;
+  const natsConnection = connectNats(config.natsUrl, 'checkout-relay');
+  let waitTimer: NodeJS.Timeout | undefined;
+  const early = await Promise.race([
+    // A connection that fails outright (not merely late) is reported by the event setup below.
+    natsConnection.catch(() => undefined),
+    new Promise<undefined>((resolve) => {
+      waitTimer = setTimeout(() => resolve(undefined), NATS_START_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(waitTimer);
+  if (early) {
+    nc = early;
+    streamChecked = ensureStream(nc, stream);
+    try {
+      await streamChecked;
+    } catch (err) {
+      if (err instanceof StreamConflictError) {
+        await nc.close().catch(() => undefined);
+        await knex.destroy();
+        throw new StartupError(`${err.message} (NATS ${config.natsUrl})`);
+      }
+      // Any other failure is reported by the event setup below, as when NATS comes late.
+    }
+  }
 
   // The core reports internal errors to the gateway's logger, which exists only once the gateway is built.
   const logRef: { app?: FastifyInstance } = {};
-  let nc: NatsConnection | undefined;
   const core = createCore({
     knex,
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
-    eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
+    eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix, installationId),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
@@ -131,6 +172,8 @@ export async function startService(config: Config): Promise<RunningService> {
       config.connectionLimits,
     );
   } catch (err) {
+    closed = true;
+    void natsConnection.then((c) => c.close()).catch(() => undefined);
     await knex.destroy();
     throw new StartupError(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}. Set PORT to a free port.`);
   }
@@ -149,18 +192,25 @@ export async function startService(config: Config): Promise<RunningService> {
   let relay: OutboxRelay | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let dispatcherKnex: Knex | undefined;
-  let closed = false;
   // Connects in the background (retrying for ever); `closed` stops a late connection from starting anything.
   void (async () => {
-    const firstTry = connectNats(config.natsUrl, 'checkout-relay');
-    const warn = setTimeout(
-      () => log.warn(`Cannot reach NATS at ${config.natsUrl}; orders are accepted and their events will be published when it is back.`),
-      2000,
-    );
-    nc = await firstTry.finally(() => clearTimeout(warn));
-    if (closed) return void (await nc.close());
-    const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
-    await ensureStream(nc, stream);
+    if (!nc) {
+      log.warn(`Cannot reach NATS at ${config.natsUrl}; orders are accepted and their events will be published when it is back.`);
+      const late = await natsConnection;
+      if (closed) return void (await late.close());
+      nc = late;
+    }
+    let ownership: StreamOwnership;
+    try {
+      ownership = await (streamChecked ?? ensureStream(nc, stream));
+    } catch (err) {
+      if (!(err instanceof StreamConflictError)) throw err;
+      // Too late to refuse the start: publish nothing to, and take nothing from, another installation's stream.
+      log.error(`${err.message} Events of this installation stay in its database until it is restarted with names of its own.`);
+      return;
+    }
+    if (closed) return;
+    if (ownership === 'adopted') log.info(`JetStream stream ${config.natsStream} named no installation (an earlier version made it); it is now installation ${installationId}'s.`);
     relay = createOutboxRelay({
       reader: new PostgresOutboxReader(knex),
       publisher: new JetStreamEventPublisher(nc, stream),
@@ -170,11 +220,14 @@ export async function startService(config: Config): Promise<RunningService> {
       onError: (err) => log.warn({ err }, 'outbox relay: publish failed; will retry'),
     });
     relay.start();
-    log.info(`Publishing events to JetStream stream ${config.natsStream} on ${config.natsUrl}`);
+    log.info(`Publishing events of installation ${installationId} to JetStream stream ${config.natsStream} on ${config.natsUrl}`);
     if (config.runDispatcher) {
       // A pool of its own, so webhook fan-out never queues behind API requests for a connection.
       dispatcherKnex = createDatabase({ url: config.databaseUrl, poolMax: Math.min(10, config.databasePoolMax) });
-      dispatcher = createDispatcher(dispatcherKnex, nc, config, (err) => log.warn({ err }, 'webhook dispatcher'));
+      dispatcher = createDispatcher(dispatcherKnex, nc, config, installationId, {
+        onError: (err) => log.warn({ err }, 'webhook dispatcher'),
+        onUnaccounted: (report) => logUnaccounted(report, (line) => log.error(line), (line) => log.warn(line)),
+      });
       await dispatcher.start();
     }
   })().catch((err) => log.error({ err }, 'NATS setup failed; events stay in the outbox'));
@@ -247,11 +300,23 @@ function warnIfDescriptorsShort(maxConnections: number, warn: (line: string) => 
 
 const PRIVATE_NETWORKS_WARNING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may reach loopback and private addresses of this network. Use it for local development only.';
 
-/** Builds the webhook dispatcher over the durable consumer "webhook-dispatcher". */
-export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, onError: (err: unknown) => void): WebhookDispatcher {
-  const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
+/** Logs an event the dispatcher could not account for: at error level when it is given up, at warn while it is retried. */
+export function logUnaccounted(report: UnaccountedEvent, error: (line: string) => void, warn: (line: string) => void): void {
+  (report.settled === 'rejected' ? error : warn)(`webhook dispatcher: ${report.message}`);
+}
+
+/** Where the dispatcher reports faults (retried) and events it could not account for; tests may shorten the retries of unknown events. */
+export interface DispatcherReports {
+  readonly onError: (err: unknown) => void;
+  readonly onUnaccounted: (report: UnaccountedEvent) => void;
+  readonly unknownEventRetryMs?: number;
+  readonly unknownEventDeliveries?: number;
+}
+
+/** Builds the webhook dispatcher of this installation over the durable consumer "webhook-dispatcher". */
+export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, installationId: string, reports: DispatcherReports): WebhookDispatcher {
   return createWebhookDispatcher({
-    subscription: new JetStreamEventSubscription(nc, stream, 'webhook-dispatcher'),
+    subscription: new JetStreamEventSubscription(nc, streamOptions(config, installationId), 'webhook-dispatcher'),
     queue: new PostgresWebhookDeliveryQueue(knex),
     sender: new NodeHttpWebhookSender(createAddressPolicy({ allowPrivateNetworks: config.webhookAllowPrivateNetworks })),
     clock: systemClock,
@@ -261,25 +326,44 @@ export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config,
     timeoutMs: config.webhookTimeoutMs,
     leaseMs: config.webhookLeaseMs,
     pollMs: 250,
-    onError,
+    installationId,
+    // An event missing from our table is retried for about a minute (a restore or failover may still bring
+    // its row), then given up with an error in the log.
+    unknownEventRetryMs: reports.unknownEventRetryMs ?? 10_000,
+    unknownEventDeliveries: reports.unknownEventDeliveries ?? 6,
+    onError: reports.onError,
+    onUnaccounted: reports.onUnaccounted,
   });
 }
 
 /**
  * Runs only the webhook dispatcher (`checkout dispatch`), for deployments
  * that scale it apart from the gateway.
+ * @throws StartupError when the JetStream stream belongs to another installation.
  */
 export async function startDispatcherOnly(config: Config, log: (line: string) => void): Promise<{ close(): Promise<void> }> {
   await ensureDatabase(config.databaseUrl);
   const knex = createDatabase({ url: config.databaseUrl, poolMax: Math.min(10, config.databasePoolMax) });
   await migrateLatest(knex);
+  const installationId = await readInstallationId(knex);
   const nc = await connectNats(config.natsUrl, 'checkout-dispatcher');
-  const stream = { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000 };
-  await ensureStream(nc, stream);
-  const dispatcher = createDispatcher(knex, nc, config, (err) => log(`webhook dispatcher: ${(err as Error).message}`));
+  let ownership: StreamOwnership;
+  try {
+    ownership = await ensureStream(nc, streamOptions(config, installationId));
+  } catch (err) {
+    await nc.close().catch(() => undefined);
+    await knex.destroy();
+    if (err instanceof StreamConflictError) throw new StartupError(`${err.message} (NATS ${config.natsUrl})`);
+    throw err;
+  }
+  if (ownership === 'adopted') log(`JetStream stream ${config.natsStream} named no installation (an earlier version made it); it is now installation ${installationId}'s.`);
+  const dispatcher = createDispatcher(knex, nc, config, installationId, {
+    onError: (err) => log(`webhook dispatcher: ${(err as Error).message}`),
+    onUnaccounted: (report) => logUnaccounted(report, log, log),
+  });
   await dispatcher.start();
   if (config.webhookAllowPrivateNetworks) log(PRIVATE_NETWORKS_WARNING);
-  log(`Dispatching webhooks from JetStream stream ${config.natsStream}`);
+  log(`Dispatching webhooks of installation ${installationId} from JetStream stream ${config.natsStream}`);
   return {
     async close() {
       await dispatcher.stop();

@@ -44,8 +44,13 @@ export interface DeliveryAttemptView {
 
 /** The durable per-endpoint delivery queue. */
 export interface WebhookDeliveryQueue {
-  /** Queues the event for every enabled endpoint of its merchant and mode subscribed to its type; idempotent per event and endpoint. */
-  enqueue(event: DomainEvent, body: string, now: Date): Promise<number>;
+  /**
+   * Queues the event for every enabled endpoint of its merchant and mode
+   * subscribed to its type; idempotent per event and endpoint. Queues nothing
+   * unless the event is in this installation's events log (same id, merchant,
+   * mode and type): known says whether it was, queued how many deliveries were added.
+   */
+  enqueue(event: DomainEvent, body: string, now: Date): Promise<{ known: boolean; queued: number }>;
   /**
    * Leases due deliveries: at most perEndpoint per endpoint counting the
    * deliveries already in flight to it (inFlight, by endpoint id), none of the

@@ -9,10 +9,10 @@ import { connect as connectNats } from 'nats';
 /** The machine's NATS (JetStream on); tests isolate themselves by stream and subject names. */
 export const MACHINE_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
-/** Unique stream options for one test file. */
-export function uniqueStream(): { stream: string; subjectPrefix: string; duplicateWindowMs: number } {
+/** Unique stream options for one test file (with an installation id of their own, for tests that run no service). */
+export function uniqueStream(): { stream: string; subjectPrefix: string; duplicateWindowMs: number; installationId: string } {
   const id = randomBytes(5).toString('hex');
-  return { stream: `TEST_${id}`, subjectPrefix: `test.${id}.events`, duplicateWindowMs: 120_000 };
+  return { stream: `TEST_${id}`, subjectPrefix: `test.${id}.events`, duplicateWindowMs: 120_000, installationId: `ins_test${id}` };
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

@@ -3,10 +3,14 @@ import type { DomainEvent } from '../../domain/event/domain-event.ts';
 import type { EventPublisher } from '../../ports/event-publisher.port.ts';
 import type { StreamOptions } from './jetstream.ts';
 
-/** The JSON body of an event on NATS (and, later, of the webhook envelope). */
-export function eventEnvelope(event: DomainEvent): Record<string, unknown> {
+/**
+ * The JSON body of an event on NATS. installation_id names the installation
+ * that published it, so a subscriber can tell its own events from another's.
+ */
+export function eventEnvelope(event: DomainEvent, installationId: string): Record<string, unknown> {
   return {
     id: event.id,
+    installation_id: installationId,
     type: event.type,
     created: event.createdAt.toISOString(),
     livemode: event.livemode,
@@ -39,7 +43,7 @@ export class JetStreamEventPublisher implements EventPublisher {
     const encoder = new TextEncoder();
     await Promise.all(
       events.map((event) =>
-        this.#js.publish(subjectOf(this.#options.subjectPrefix, event), encoder.encode(JSON.stringify(eventEnvelope(event))), {
+        this.#js.publish(subjectOf(this.#options.subjectPrefix, event), encoder.encode(JSON.stringify(eventEnvelope(event, this.#options.installationId))), {
           msgID: event.id,
           expect: { streamName: this.#options.stream },
           timeout: this.#timeoutMs,

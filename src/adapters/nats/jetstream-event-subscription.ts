@@ -1,23 +1,54 @@
 import { AckPolicy, DeliverPolicy, nanos, type NatsConnection } from 'nats';
 import type { DomainEvent, EventType } from '../../domain/event/domain-event.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
-import type { Consumption, EventFeed, EventSubscription } from '../../ports/event-subscription.port.ts';
-import type { StreamOptions } from './jetstream.ts';
+import type { Consumption, EventFeed, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event-subscription.port.ts';
+import { ownerOf, StreamConflictError, type StreamOptions } from './jetstream.ts';
 import { ServiceUnavailableError } from '../../ports/errors.ts';
 
-/** Parses the JSON envelope the publisher wrote back into a domain event. */
-export function eventFromEnvelope(bytes: Uint8Array): DomainEvent {
-  const e = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+/** An event read back from the envelope the publisher wrote, with the installation that published it. */
+export interface EnvelopeContents {
+  readonly event: DomainEvent;
+  /** Undefined for events published before envelopes named their installation. */
+  readonly installationId: string | undefined;
+}
+
+/** A message on the event subjects that is not an event envelope (published by hand, or by something else). */
+export class UnreadableEnvelopeError extends Error {
+  override readonly name = 'UnreadableEnvelopeError';
+}
+
+/**
+ * Parses the JSON envelope the publisher wrote back into a domain event.
+ * @throws UnreadableEnvelopeError when the bytes are not an event envelope.
+ */
+export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
+  let e: Record<string, unknown>;
+  try {
+    e = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+  } catch (err) {
+    throw new UnreadableEnvelopeError('the message is not JSON', { cause: err });
+  }
+  if (
+    typeof e !== 'object' || e === null ||
+    typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.merchant_id !== 'string' ||
+    typeof e.livemode !== 'boolean' || typeof e.created !== 'string' ||
+    (e.installation_id !== undefined && typeof e.installation_id !== 'string')
+  ) {
+    throw new UnreadableEnvelopeError('the message lacks the fields of an event envelope');
+  }
   return {
-    id: e.id as string,
-    type: e.type as EventType,
-    merchantId: e.merchant_id as string,
-    livemode: e.livemode as boolean,
-    orderId: e.order_id as string,
-    reference: e.reference as string,
-    sequence: e.sequence as number,
-    createdAt: new Date(e.created as string),
-    data: e.data as DomainEvent['data'],
+    installationId: e.installation_id as string | undefined,
+    event: {
+      id: e.id,
+      type: e.type as EventType,
+      merchantId: e.merchant_id,
+      livemode: e.livemode,
+      orderId: e.order_id as string,
+      reference: e.reference as string,
+      sequence: e.sequence as number,
+      createdAt: new Date(e.created),
+      data: e.data as DomainEvent['data'],
+    },
   };
 }
 
@@ -25,8 +56,11 @@ export function eventFromEnvelope(bytes: Uint8Array): DomainEvent {
 const HANDLER_CONCURRENCY = 64;
 
 /**
- * Durable JetStream pull consumer: a message is acked after the handler
- * resolves and nak'ed (redelivered after a delay) when it throws.
+ * Durable JetStream pull consumer. The handler's settlement decides: handled
+ * is acked, retry nak'ed with its delay, reject terminated (JetStream never
+ * redelivers it to this consumer, and records a MSG_TERMINATED advisory). A
+ * handler that throws gets a nak of 1 s; a message that is no event envelope
+ * is terminated and reported.
  */
 export class JetStreamEventSubscription implements EventSubscription {
   readonly #nc: NatsConnection;
@@ -39,13 +73,21 @@ export class JetStreamEventSubscription implements EventSubscription {
     this.#durable = durableName;
   }
 
-  async consume(handler: (event: DomainEvent) => Promise<void>, onError: (err: unknown) => void): Promise<Consumption> {
+  async consume(handler: (received: ReceivedEvent) => Promise<Settlement>, onError: (err: unknown) => void): Promise<Consumption> {
     const jsm = await this.#nc.jetstreamManager();
     try {
-      await jsm.consumers.info(this.#stream.stream, this.#durable);
-    } catch {
+      const existing = await jsm.consumers.info(this.#stream.stream, this.#durable);
+      const owner = ownerOf(existing.config.description);
+      if (owner !== undefined && owner !== this.#stream.installationId) {
+        throw new StreamConflictError(
+          `The durable consumer ${this.#durable} of JetStream stream ${this.#stream.stream} belongs to installation ${owner}, not to this one (${this.#stream.installationId}). Set NATS_STREAM and NATS_SUBJECT_PREFIX to names of this installation's own.`,
+        );
+      }
+    } catch (err) {
+      if (err instanceof StreamConflictError) throw err;
       await jsm.consumers.add(this.#stream.stream, {
         durable_name: this.#durable,
+        description: `${this.#durable} of installation ${this.#stream.installationId}`,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: nanos(30_000),
@@ -60,9 +102,21 @@ export class JetStreamEventSubscription implements EventSubscription {
     const loop = (async () => {
       for await (const m of messages) {
         const work: Promise<void> = (async () => {
+          let received: ReceivedEvent;
           try {
-            await handler(eventFromEnvelope(m.data));
-            m.ack();
+            received = { ...readEnvelope(m.data), deliveryCount: m.info.deliveryCount };
+          } catch (err) {
+            // It can never become readable: redelivering it would loop for ever.
+            onError(new UnreadableEnvelopeError(`${(err as Error).message}; terminated (stream ${m.info.stream}, sequence ${m.seq}, subject ${m.subject})`, { cause: err }));
+            m.term();
+            return;
+          }
+          try {
+            const settlement = await handler(received);
+            // term() without a reason: NATS 2.9 does not understand "+TERM reason" and would redeliver.
+            if (settlement.kind === 'handled') m.ack();
+            else if (settlement.kind === 'retry') m.nak(settlement.delayMs);
+            else m.term();
           } catch (err) {
             onError(err);
             m.nak(1000);
@@ -82,14 +136,16 @@ export class JetStreamEventSubscription implements EventSubscription {
   }
 }
 
-/** A live tail over a plain NATS subscription, filtered to one merchant and mode. */
+/** A live tail over a plain NATS subscription, filtered to this installation, one merchant and one mode. */
 export class NatsEventFeed implements EventFeed {
   readonly #nc: () => NatsConnection | undefined;
   readonly #subjectPrefix: string;
+  readonly #installationId: string;
 
-  constructor(nc: () => NatsConnection | undefined, subjectPrefix: string) {
+  constructor(nc: () => NatsConnection | undefined, subjectPrefix: string, installationId: string) {
     this.#nc = nc;
     this.#subjectPrefix = subjectPrefix;
+    this.#installationId = installationId;
   }
 
   async tail(scope: Scope, onEvent: (event: DomainEvent) => void): Promise<{ close(): void }> {
@@ -98,7 +154,15 @@ export class NatsEventFeed implements EventFeed {
     const sub = nc.subscribe(`${this.#subjectPrefix}.>`, {
       callback: (err, msg) => {
         if (err) return;
-        const event = eventFromEnvelope(msg.data);
+        let contents: EnvelopeContents;
+        try {
+          contents = readEnvelope(msg.data);
+        } catch {
+          return;
+        }
+        // Another installation's event is never shown, even to a merchant id that happened to match.
+        if (contents.installationId !== undefined && contents.installationId !== this.#installationId) return;
+        const { event } = contents;
         if (event.merchantId === scope.merchantId && event.livemode === scope.livemode) onEvent(event);
       },
     });

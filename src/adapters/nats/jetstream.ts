@@ -1,6 +1,6 @@
-import { connect, nanos, RetentionPolicy, StorageType, type NatsConnection } from 'nats';
+import { connect, nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsConnection, type StreamInfo } from 'nats';
 
-/** Where events go on NATS. */
+/** Where events go on NATS, and whose they are. */
 export interface StreamOptions {
   /** JetStream stream name, e.g. CHECKOUT_EVENTS. */
   readonly stream: string;
@@ -8,6 +8,8 @@ export interface StreamOptions {
   readonly subjectPrefix: string;
   /** Window in which JetStream drops a repeated msgID. */
   readonly duplicateWindowMs: number;
+  /** The installation (`ins_…`, from the database) that owns the stream and publishes its events. */
+  readonly installationId: string;
 }
 
 /** Connects to NATS, retrying for ever; resolves on the first successful connection. */
@@ -15,18 +17,90 @@ export function connectNats(url: string, name: string): Promise<NatsConnection> 
   return connect({ servers: url, name, waitOnFirstConnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
 }
 
-/** Creates the event stream, or brings an existing one's subjects and duplicate window up to date. */
-export async function ensureStream(nc: NatsConnection, options: StreamOptions): Promise<void> {
+/**
+ * The stream cannot be this installation's: it belongs to another one, or its
+ * subjects overlap another stream's. The message says what to change.
+ */
+export class StreamConflictError extends Error {
+  override readonly name = 'StreamConflictError';
+}
+
+// The owner is written into the stream's description rather than its metadata: metadata needs
+// NATS 2.10, and the description works on every JetStream server (and shows in `nats stream info`).
+const OWNER = /\binstallation (ins_[0-9A-Za-z]+)\b/;
+
+/** The description that marks a stream as owned by an installation. */
+export function streamDescription(installationId: string): string {
+  return `Checkout events of installation ${installationId}`;
+}
+
+/** The installation named in a stream's or consumer's description, if any. */
+export function ownerOf(description: string | undefined): string | undefined {
+  return description?.match(OWNER)?.[1];
+}
+
+/** What {@link ensureStream} found: a new stream, one already ours, or one of an earlier version now ours. */
+export type StreamOwnership = 'created' | 'owned' | 'adopted';
+
+const CHANGE_NAMES = 'set NATS_STREAM and NATS_SUBJECT_PREFIX to names of its own for this installation (e.g. NATS_STREAM=CHECKOUT_EVENTS_2 NATS_SUBJECT_PREFIX=checkout2.events); JetStream refuses two streams with overlapping subjects, so both must change';
+
+/**
+ * Creates the event stream, marked with this installation's id, or brings an
+ * existing one's subjects and duplicate window up to date. A stream with no
+ * owner (made by an earlier version) is adopted by the first installation
+ * that starts.
+ * @throws StreamConflictError when the stream belongs to another installation or its subjects overlap another stream's.
+ */
+export async function ensureStream(nc: NatsConnection, options: StreamOptions): Promise<StreamOwnership> {
   const jsm = await nc.jetstreamManager();
   const config = {
     subjects: [`${options.subjectPrefix}.>`],
     duplicate_window: nanos(options.duplicateWindowMs),
+    description: streamDescription(options.installationId),
   };
+  let info = await streamInfo(jsm, options.stream);
+  if (!info) {
+    try {
+      await jsm.streams.add({ name: options.stream, retention: RetentionPolicy.Limits, storage: StorageType.File, ...config });
+      return 'created';
+    } catch (err) {
+      overlapCheck(err, options);
+      // Another process created it a moment ago (e.g. `checkout dispatch` starting beside `serve`): check whose it is.
+      if (!/already in use/i.test(String(err))) throw err;
+      info = await streamInfo(jsm, options.stream);
+      if (!info) throw err;
+    }
+  }
+  const owner = ownerOf(info.config.description);
+  if (owner !== undefined && owner !== options.installationId) {
+    throw new StreamConflictError(
+      `JetStream stream ${options.stream} belongs to installation ${owner}, not to this one (${options.installationId}, from its database): ` +
+        `two installations on one NATS server would take each other's events. To run both, ${CHANGE_NAMES}.`,
+    );
+  }
   try {
-    await jsm.streams.info(options.stream);
     await jsm.streams.update(options.stream, config);
   } catch (err) {
-    if (!/stream not found/i.test(String(err))) throw err;
-    await jsm.streams.add({ name: options.stream, retention: RetentionPolicy.Limits, storage: StorageType.File, ...config });
+    overlapCheck(err, options);
+    throw err;
+  }
+  return owner === undefined ? 'adopted' : 'owned';
+}
+
+async function streamInfo(jsm: JetStreamManager, stream: string): Promise<StreamInfo | undefined> {
+  try {
+    return await jsm.streams.info(stream);
+  } catch (err) {
+    if (/stream not found/i.test(String(err))) return undefined;
+    throw err;
+  }
+}
+
+function overlapCheck(err: unknown, options: StreamOptions): void {
+  if (/subjects overlap/i.test(String(err))) {
+    throw new StreamConflictError(
+      `The subjects ${options.subjectPrefix}.> of JetStream stream ${options.stream} overlap another stream's (another installation's, or one made by hand). To run beside it, ${CHANGE_NAMES}.`,
+      { cause: err },
+    );
   }
 }

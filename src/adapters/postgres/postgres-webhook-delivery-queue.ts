@@ -17,18 +17,27 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     this.#knex = knex;
   }
 
-  async enqueue(event: DomainEvent, body: string, now: Date): Promise<number> {
+  async enqueue(event: DomainEvent, body: string, now: Date): Promise<{ known: boolean; queued: number }> {
+    // One statement: the event's row is looked up and the deliveries inserted only if it is there,
+    // so an event this installation never wrote (another's, or forged) queues nothing.
     const result = await translateErrors(() =>
       this.#knex.raw(
-        `INSERT INTO webhook_deliveries (event_id, endpoint_id, merchant_id, livemode, body, status, attempt_count, next_attempt_at, created_at, updated_at)
-         SELECT ?, e.id, e.merchant_id, e.livemode, ?, 'pending', 0, ?, ?, ?
-         FROM webhook_endpoints e
-         WHERE e.merchant_id = ? AND e.livemode = ? AND ${DELIVERABLE} AND ${SUBSCRIBED}
-         ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-        [event.id, body, now, now, now, event.merchantId, event.livemode, event.type],
+        `WITH known AS (
+           SELECT id FROM events WHERE id = ? AND merchant_id = ? AND livemode = ? AND type = ?
+         ), queued AS (
+           INSERT INTO webhook_deliveries (event_id, endpoint_id, merchant_id, livemode, body, status, attempt_count, next_attempt_at, created_at, updated_at)
+           SELECT known.id, e.id, e.merchant_id, e.livemode, ?, 'pending', 0, ?, ?, ?
+           FROM known, webhook_endpoints e
+           WHERE e.merchant_id = ? AND e.livemode = ? AND ${DELIVERABLE} AND ${SUBSCRIBED}
+           ON CONFLICT (event_id, endpoint_id) DO NOTHING
+           RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM known) AS known, (SELECT count(*) FROM queued)::int AS queued`,
+        [event.id, event.merchantId, event.livemode, event.type, body, now, now, now, event.merchantId, event.livemode, event.type],
       ),
     );
-    return result.rowCount ?? 0;
+    const row = result.rows[0] as { known: boolean; queued: number };
+    return { known: row.known, queued: row.queued };
   }
 
   async claimDue(options: {

@@ -1,7 +1,7 @@
 import { webhookBody } from '../../domain/webhook/webhook-body.ts';
 import { retryDelayMs, type RetryPolicy } from '../../domain/webhook/retry-schedule.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { Consumption, EventSubscription } from '../../ports/event-subscription.port.ts';
+import type { Consumption, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event-subscription.port.ts';
 import type { ClaimedDelivery, WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
 import type { WebhookSender } from '../../ports/webhook-sender.port.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
@@ -23,7 +23,31 @@ export interface WebhookDispatcherOptions {
   /** Longest sleep when nothing is due (a new event wakes the loop at once). */
   readonly pollMs: number;
   readonly random?: () => number;
+  /** This installation's id: an event published by another installation is never handled here. */
+  readonly installationId: string;
+  /** An event not in this installation's events table is handed over again after this delay… */
+  readonly unknownEventRetryMs: number;
+  /** …until it has been handed over this many times; then it is rejected. */
+  readonly unknownEventDeliveries: number;
   readonly onError: (err: unknown) => void;
+  /** Told of every event the dispatcher could not account for (an operator should see these). */
+  readonly onUnaccounted: (report: UnaccountedEvent) => void;
+}
+
+/**
+ * An event the dispatcher did not acknowledge as handled: published by
+ * another installation (`foreign`), or not in this installation's events
+ * table (`unknown`). `settled` says whether it will be handed over again
+ * (`retry`) or never again (`rejected`).
+ */
+export interface UnaccountedEvent {
+  readonly reason: 'foreign' | 'unknown';
+  readonly settled: 'retry' | 'rejected';
+  readonly eventId: string;
+  readonly installationId: string | undefined;
+  readonly deliveryCount: number;
+  /** A sentence for the log that says what happened and what to change. */
+  readonly message: string;
 }
 
 /** The webhook dispatcher: JetStream in, Postgres queue, signed HTTP out. */
@@ -35,8 +59,10 @@ export interface WebhookDispatcher {
 }
 
 /**
- * Creates the dispatcher. Each event from the durable consumer is fanned out
- * into one queued delivery per subscribed endpoint (idempotent, then acked);
+ * Creates the dispatcher. Each event from the durable consumer is accounted
+ * for before it is acknowledged: it must be this installation's and be in
+ * its events table. Such an event is fanned out into one queued delivery per
+ * subscribed endpoint (idempotent, then acked);
  * a sender loop leases due deliveries, signs and POSTs them, and records
  * each attempt with its retry time. A lease that is never settled (process
  * killed) falls due again, so a delivery can repeat but never vanish.
@@ -125,6 +151,46 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     pendingWake = false;
   }
 
+  async function settle({ event, installationId, deliveryCount }: ReceivedEvent): Promise<Settlement> {
+    if (installationId !== undefined && installationId !== options.installationId) {
+      // It can never become ours, so a nak would bring it back for ever. Terminating takes it off this
+      // consumer only; the message stays in the stream, and the log says what to change.
+      options.onUnaccounted({
+        reason: 'foreign',
+        settled: 'rejected',
+        eventId: event.id,
+        installationId,
+        deliveryCount,
+        message:
+          `Event ${event.id} was published by installation ${installationId}, not by this one (${options.installationId}): two installations share this ` +
+          'JetStream stream. It was not delivered here. Give each installation its own NATS_STREAM and NATS_SUBJECT_PREFIX.',
+      });
+      return { kind: 'reject' };
+    }
+    const { known, queued } = await options.queue.enqueue(event, webhookBody(event), options.clock.now());
+    if (known) {
+      if (queued > 0) nudge();
+      return { kind: 'handled' };
+    }
+    // Not in our events table (the relay publishes only committed rows, so this is an event of an earlier
+    // version's neighbour on a shared stream, a hand-made message, or a database restored to before it).
+    // A few retries leave room for a row that is late; then it is rejected rather than retried for ever.
+    const last = deliveryCount >= options.unknownEventDeliveries;
+    options.onUnaccounted({
+      reason: 'unknown',
+      settled: last ? 'rejected' : 'retry',
+      eventId: event.id,
+      installationId,
+      deliveryCount,
+      message:
+        `Event ${event.id} (${event.type}, merchant ${event.merchantId}) is not in this installation's events table (delivery ${deliveryCount} of ${options.unknownEventDeliveries}); ` +
+        (last
+          ? 'it was not delivered and will not be retried. If another installation publishes to this stream, give each its own NATS_STREAM and NATS_SUBJECT_PREFIX.'
+          : `it was not delivered and is retried in ${options.unknownEventRetryMs} ms.`),
+    });
+    return last ? { kind: 'reject' } : { kind: 'retry', delayMs: options.unknownEventRetryMs };
+  }
+
   const busyEndpoints = () => [...inflight].filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
 
   async function senderLoop(): Promise<void> {
@@ -161,10 +227,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (active) return;
       active = true;
       loop = senderLoop();
-      consumption = await options.subscription.consume(async (event) => {
-        const queued = await options.queue.enqueue(event, webhookBody(event), options.clock.now());
-        if (queued > 0) nudge();
-      }, options.onError);
+      consumption = await options.subscription.consume(settle, options.onError);
     },
     async stop() {
       active = false;

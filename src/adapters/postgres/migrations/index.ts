@@ -4,6 +4,7 @@ import * as checkout from './002-checkout.ts';
 import * as webhooks from './003-webhooks.ts';
 import * as deliveryFairness from './004-delivery-fairness.ts';
 import * as paymentSafety from './005-payment-safety.ts';
+import * as installation from './006-installation.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -12,6 +13,7 @@ const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['003-webhooks', webhooks],
   ['004-delivery-fairness', deliveryFairness],
   ['005-payment-safety', paymentSafety],
+  ['006-installation', installation],
 ];
 
 /**
