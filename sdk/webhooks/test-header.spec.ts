@@ -41,6 +41,6 @@ describe('generateTestHeader', () => {
     expect(() => generateTestHeader({ payload: JSON.parse(payload) as never, secret: SECRET })).toThrow(/exact body/);
     expect(() => generateTestHeader({ payload, secret: 'sk_test_x' })).toThrow(/whsec_/);
     expect(() => generateTestHeader({ payload, secret: [] })).toThrow(/whsec_/);
-    expect(() => generateTestHeader({ payload, secret: SECRET, timestamp: Date.now() / 1000 })).toThrow(/Unix seconds/);
+    expect(() => generateTestHeader({ payload, secret: SECRET, timestamp: 1_700_000_000.5 })).toThrow(/Unix seconds/);
   });
 });
