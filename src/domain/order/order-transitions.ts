@@ -23,7 +23,12 @@ function transition(order: Order, to: OrderStatus, changes: Partial<Order>, type
   if (!ALLOWED[order.status].includes(to)) {
     throw new Error(`illegal order transition ${order.status} -> ${to} for ${order.id}`);
   }
-  const next: Order = { ...order, ...changes, status: to, version: order.version + 1 };
+  return nextVersion({ ...order, ...changes, status: to }, type, data, ids);
+}
+
+/** The order at its next version, and the event about it (sequence = that version). */
+function nextVersion(changed: Order, type: EventType, data: { [key: string]: JsonValue }, ids: { eventId: string; now: Date }): Transition {
+  const next: Order = { ...changed, version: changed.version + 1 };
   return {
     order: next,
     event: {
@@ -128,34 +133,25 @@ export interface Reversal {
  * not, and order.payment_reversed tells the operator and the merchant.
  */
 export function noteReversal(order: Order, reversal: Reversal, ids: { eventId: string; now: Date }): Transition {
-  const next: Order = { ...order, version: order.version + 1 };
-  return {
-    order: next,
-    event: {
-      id: ids.eventId,
-      type: 'order.payment_reversed',
-      merchantId: next.merchantId,
-      livemode: next.livemode,
-      orderId: next.id,
-      reference: next.reference,
-      sequence: next.version,
-      createdAt: ids.now,
-      data: {
-        id: order.id,
-        reference: order.reference,
-        amount: Number(order.amount),
-        currency: order.currency,
-        status: order.status,
-        reversal: {
-          attempt_id: reversal.attemptId,
-          method: reversal.method,
-          route: reversal.route,
-          reason: reversal.reason,
-          message: REVERSAL_MESSAGES[reversal.reason],
-        },
+  return nextVersion(
+    order,
+    'order.payment_reversed',
+    {
+      id: order.id,
+      reference: order.reference,
+      amount: Number(order.amount),
+      currency: order.currency,
+      status: order.status,
+      reversal: {
+        attempt_id: reversal.attemptId,
+        method: reversal.method,
+        route: reversal.route,
+        reason: reversal.reason,
+        message: REVERSAL_MESSAGES[reversal.reason],
       },
     },
-  };
+    ids,
+  );
 }
 
 const REVERSAL_MESSAGES: { readonly [R in CancellationReason]: string } = {
