@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DECLINES } from '../payment/decline-code.ts';
 import { DomainError, type DomainErrorCode } from '../shared/domain-error.ts';
 import type { Order, OrderStatus } from './order.entity.ts';
-import { assertPayable, isDueToExpire, markExpired, markFailed, markPaid } from './order-transitions.ts';
+import { assertPayable, isDueToExpire, markExpired, markFailed, markPaid, noteReversal } from './order-transitions.ts';
 
 const CREATED = new Date('2026-03-01T10:00:00Z');
 const EXPIRES = new Date('2026-03-02T10:00:00Z');
@@ -184,5 +184,15 @@ describe('isDueToExpire', () => {
     ['expired', new Date(EXPIRES.getTime() + 1), false],
   ])('%s at %s → %s', (status, now, due) => {
     expect(isDueToExpire(anOrder({ status }), now)).toBe(due);
+  });
+});
+
+describe('noteReversal', () => {
+  it.each(['pending', 'failed', 'paid', 'expired'] as const)('keeps a %s order in its state, moves its version on and tells of the reversal', (status) => {
+    const { order, event } = noteReversal(anOrder({ status, version: 3 }), { attemptId: 'att_7', method: 'card', route: 'simulated_alpha', reason: 'order_paid' }, ids);
+    expect(order).toMatchObject({ status, version: 4 });
+    expect(event).toMatchObject({ type: 'order.payment_reversed', orderId: 'ord_abc', reference: 'INV-42', sequence: 4 });
+    expect(event.data).toMatchObject({ id: 'ord_abc', status, amount: 2500, reversal: { attempt_id: 'att_7', method: 'card', route: 'simulated_alpha', reason: 'order_paid' } });
+    expect((event.data.reversal as { message: string }).message).toMatch(/reversed/);
   });
 });
