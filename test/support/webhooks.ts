@@ -30,6 +30,8 @@ export interface ReceivedRequest {
   readonly nth: number;
   /** Status written, once answered; undefined while hanging or when the client went away first. */
   answered?: number;
+  /** Set when the receiver starts writing its answer: until then the sender cannot have had one. */
+  replying?: boolean;
   /** performance.now() when the client closed the request without waiting for an answer. */
   abortedAt?: number;
 }
@@ -85,6 +87,11 @@ export class Receiver {
     return new Set(this.requests.map((r) => r.body.id));
   }
 
+  /** Requests the sender is still waiting on: no answer started, connection still open. */
+  waiting(): ReceivedRequest[] {
+    return this.requests.filter((r) => !r.replying && r.abortedAt === undefined);
+  }
+
   /** Distinct event ids this receiver answered 2xx. */
   acceptedIds(): Set<string> {
     return new Set(this.requests.filter((r) => r.answered !== undefined && r.answered >= 200 && r.answered < 300).map((r) => r.body.id));
@@ -131,6 +138,7 @@ export class Receiver {
       if (answer === 'hang') return;
       const reply = () => {
         if (res.destroyed) return;
+        request.replying = true;
         res.writeHead(answer.status, { 'content-type': 'text/plain' });
         res.end(answer.body ?? '', () => {
           request.answered = answer.status;
