@@ -11,6 +11,7 @@ import { createDatabase } from '../src/adapters/postgres/database.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { MACHINE_NATS_URL, freePort } from './support/nats-server.ts';
+import { waitFor } from './support/wait.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../bin/checkout.ts', import.meta.url));
@@ -126,7 +127,7 @@ async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<S
     port,
     stdout: run.stdout,
     stderr: run.stderr,
-    stop: async (stopTimeoutMs = 10_000) => {
+    stop: async (stopTimeoutMs = 30_000) => {
       run.child.kill('SIGTERM');
       return bounded(run.child, run.exited, stopTimeoutMs, 'serve shutdown after SIGTERM');
     },
@@ -245,11 +246,8 @@ describe('checkout serve', () => {
     const serving = await startServe(cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}`, PORT: String(port) }));
     try {
       expect(serving.port).toBe(port);
-      // The credentials are printed right after the listening line; allow a moment for the write.
-      const deadline = Date.now() + 5000;
-      while (!firstSandboxOf(serving.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      first = firstSandboxOf(serving.stdout())!;
-      expect(first, serving.stdout()).toBeDefined();
+      // The credentials are printed right after the listening line: wait for the write.
+      first = (await waitFor('the first-start credentials on stdout', () => firstSandboxOf(serving.stdout()), (x) => x !== undefined, 30_000))!;
       expectCredentials(first);
       expect(first.api_base_url).toBe(`http://localhost:${port}`);
       expect(serving.stdout().match(/First start/g)).toHaveLength(1);
