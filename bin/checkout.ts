@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The operator's command line: `checkout serve`, `checkout migrate`, `checkout sandbox create --name "Acme"`.
+// The operator's command line: `checkout serve`, `checkout migrate`, `checkout sandbox create --name "Acme"`,
+// `checkout keys create --merchant mer_… --mode live`.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
@@ -13,7 +14,11 @@ const USAGE = `Usage:
                                                    unless RUN_DISPATCHER=false)
   checkout migrate                                 run database migrations
   checkout sandbox create --name NAME [--settlement-currency EUR]
-                                                   create a sandbox merchant and print its keys (shown once)
+                                                   create a sandbox merchant and print its test and live
+                                                   keys (shown once)
+  checkout keys create --merchant mer_… --mode test|live
+                                                   issue a further secret and publishable key for a
+                                                   merchant and print them (shown once)
   checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
                                                    forward your test events to a local URL, signed
 
@@ -27,7 +32,11 @@ async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const service = await startService(config());
       if (service.firstSandbox) {
-        process.stdout.write(`First start: created a sandbox merchant. Keep these keys; they are not shown again.\n${JSON.stringify(service.firstSandbox, null, 2)}\n`);
+        process.stdout.write(
+          `First start: created a sandbox merchant with test keys only. Keep them; they are not shown again.\n` +
+            `For live keys run: npx checkout keys create --merchant ${service.firstSandbox.merchant_id} --mode live\n` +
+            `${JSON.stringify(service.firstSandbox, null, 2)}\n`,
+        );
       }
       const stop = async () => {
         await service.close();
@@ -74,6 +83,34 @@ async function main(argv: string[]): Promise<number> {
         const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
         const credentials = await core.createSandbox({ name: values.name, settlementCurrency: values['settlement-currency'] });
         process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);
+      } finally {
+        await knex.destroy();
+      }
+      return 0;
+    }
+    case 'keys': {
+      if (sub !== 'create') break;
+      const { values } = parseArgs({ args: rest, options: { merchant: { type: 'string' }, mode: { type: 'string' } } });
+      if (!values.merchant || !/^mer_[0-9A-Za-z]+$/.test(values.merchant)) {
+        process.stderr.write('keys create needs --merchant mer_… (the merchant_id that sandbox create printed)\n');
+        return 2;
+      }
+      if (values.mode !== 'test' && values.mode !== 'live') {
+        process.stderr.write('keys create needs --mode test or --mode live\n');
+        return 2;
+      }
+      const { databaseUrl, publicUrl, checkoutUrl } = config();
+      await ensureDatabase(databaseUrl);
+      const knex = createDatabase({ url: databaseUrl });
+      try {
+        await migrateLatest(knex);
+        const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
+        const issued = await core.issueApiKeys({ merchantId: values.merchant, livemode: values.mode === 'live' });
+        if (!issued) {
+          process.stderr.write(`checkout: no merchant ${values.merchant} in the database at ${redactUrl(databaseUrl)}.\n`);
+          return 1;
+        }
+        process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
       } finally {
         await knex.destroy();
       }

@@ -16,7 +16,7 @@ import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-se
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { RETRY_WINDOW_MS } from '../src/domain/webhook/retry-schedule.ts';
 import { systemClock } from '../src/adapters/system/system-clock.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { TestSandboxCredentials } from '../src/application/create-sandbox.ts';
 import { buildGateway } from './app.ts';
 import { listenH1AndH2c } from './listen.ts';
 
@@ -26,8 +26,8 @@ export interface RunningService {
   readonly core: Core;
   readonly knex: Knex;
   readonly port: number;
-  /** Credentials of the sandbox created on first start, if this start created one. */
-  readonly firstSandbox: SandboxCredentials | undefined;
+  /** Test-mode credentials of the sandbox created on first start, if this start created one. */
+  readonly firstSandbox: TestSandboxCredentials | undefined;
   close(): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ export async function startService(config: Config): Promise<RunningService> {
     onInternalError: (err) => logRef.app?.log.error({ err }, 'internal error'),
     eventFeed: new NatsEventFeed(() => nc, config.natsSubjectPrefix),
   });
-  const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
+  const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
 
   const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel } });
   logRef.app = app;

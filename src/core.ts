@@ -14,7 +14,8 @@ import { ServiceUnavailableError } from './ports/errors.ts';
 import type { EventFeed } from './ports/event-subscription.port.ts';
 import { createAuthenticate } from './application/authenticate.ts';
 import { createCreateOrder } from './application/create-order.ts';
-import { createCreateSandbox, type CreateSandboxUseCase } from './application/create-sandbox.ts';
+import { createCreateFirstSandbox, createCreateSandbox, type CreateFirstSandboxUseCase, type CreateSandboxUseCase } from './application/create-sandbox.ts';
+import { createIssueApiKeys, type IssueApiKeysUseCase } from './application/issue-api-keys.ts';
 import { createGetOrder } from './application/get-order.ts';
 import { createListOrders } from './application/list-orders.ts';
 import { createOrderService } from './application/order-service.ts';
@@ -56,6 +57,10 @@ export interface Core {
   /** Registers every Connect service on a router (Fastify plugin or in-process transport). */
   readonly routes: (router: ConnectRouter) => void;
   readonly createSandbox: CreateSandboxUseCase;
+  /** The first start's sandbox: test mode only, and only on a database with no merchant. */
+  readonly createFirstSandbox: CreateFirstSandboxUseCase;
+  /** A further key pair for a merchant (`checkout keys create`). */
+  readonly issueApiKeys: IssueApiKeysUseCase;
   readonly merchants: PostgresMerchantRepository;
   /** The payment engine, for housekeeping (expiry) run by the host process. */
   readonly payments: PaymentEngine;
@@ -113,6 +118,8 @@ export function createCore(options: CoreOptions): Core {
       router.service(EventService, eventService);
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
+    createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
+    issueApiKeys: createIssueApiKeys({ merchants, ids, clock }),
     merchants,
     payments,
     webhookQueue,

@@ -164,6 +164,7 @@ export interface Harness {
   readonly db: TestDatabase;
   readonly config: Config;
   readonly base: string;
+  /** A sandbox with test and live keys (created after start; the first start's own has test keys only). */
   readonly sandbox: SandboxCredentials;
   /** A further sandbox merchant of its own (isolates a test's deliveries). */
   merchant(name?: string): Promise<SandboxCredentials>;
@@ -197,8 +198,8 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
   const service = await startService(config);
-  const sandbox = service.firstSandbox;
-  if (!sandbox) throw new Error('a fresh database should have created the first sandbox');
+  if (!service.firstSandbox) throw new Error('a fresh database should have created the first sandbox');
+  const sandbox = await service.core.createSandbox({ name: 'Harness shop', settlementCurrency: 'EUR' });
   let n = 0;
   return {
     service,
@@ -206,7 +207,7 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
     config,
     base: `http://127.0.0.1:${service.port}`,
     sandbox,
-    merchant: async (name) => (await service.core.createSandbox({ name: name ?? `Webhook shop ${++n}`, settlementCurrency: 'EUR' }))!,
+    merchant: (name) => service.core.createSandbox({ name: name ?? `Webhook shop ${++n}`, settlementCurrency: 'EUR' }),
     async close() {
       await service.close();
       await db.drop();
