@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { createCore } from '../src/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
-import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError } from '../gateway/server.ts';
+import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError, type RunningService } from '../gateway/server.ts';
 
 const USAGE = `Usage:
   checkout serve                                   start the service (migrates first)
@@ -30,7 +30,20 @@ async function main(argv: string[]): Promise<number> {
   const config = () => loadConfig();
   switch (command) {
     case 'serve': {
+      // Listening for the signals before start-up, not after: as PID 1 in a container an unhandled SIGTERM is
+      // ignored, so one sent while the service migrates or connects would be lost. It takes effect once started.
+      const started: { service?: RunningService } = {};
+      let stopping = false;
+      const stop = async () => {
+        stopping = true;
+        if (!started.service) return;
+        await started.service.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
       const service = await startService(config());
+      started.service = service;
       if (service.firstSandbox) {
         process.stdout.write(
           `First start: created a sandbox merchant with test keys only. Keep them; they are not shown again.\n` +
@@ -38,12 +51,7 @@ async function main(argv: string[]): Promise<number> {
             `${JSON.stringify(service.firstSandbox, null, 2)}\n`,
         );
       }
-      const stop = async () => {
-        await service.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      if (stopping) await stop();
       return -1;
     }
     case 'dispatch': {

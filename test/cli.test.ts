@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectNats } from '../src/adapters/nats/jetstream.ts';
@@ -22,7 +23,9 @@ const id = randomBytes(5).toString('hex');
 /** Databases this file makes the CLI create; none exists before the CLI runs. */
 const sandboxDbName = `checkout_test_cli_${id}_sandbox`;
 const serveDbName = `checkout_test_cli_${id}_serve`;
+const npmStartDbName = `checkout_test_cli_${id}_npm`;
 const natsStream = `TEST_CLI_${id}`;
+const npmStartStream = `TEST_CLI_NPM_${id}`;
 
 const children = new Set<ChildProcess>();
 
@@ -188,14 +191,14 @@ afterAll(async () => {
   );
   const admin = createDatabase({ url: `${TEST_POSTGRES_URL}/postgres`, poolMax: 1 });
   try {
-    for (const name of [sandboxDbName, serveDbName]) await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+    for (const name of [sandboxDbName, serveDbName, npmStartDbName]) await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
   } finally {
     await admin.destroy();
   }
   const nc = await connectNats(MACHINE_NATS_URL, 'cli-test-cleanup').catch(() => undefined);
   if (nc) {
     const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(natsStream).catch(() => undefined);
+    for (const stream of [natsStream, npmStartStream]) await jsm.streams.delete(stream).catch(() => undefined);
     await nc.close();
   }
 });
@@ -434,13 +437,59 @@ describe('operator errors', () => {
   });
 });
 
+/** Whether a process with this pid still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Whether a TCP port on 127.0.0.1 can be bound (nothing listens on it any more). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 describe('npm wiring', () => {
-  it('npm start runs `node bin/checkout.ts serve`, and the package exposes the checkout bin', () => {
+  it('npm start execs `node bin/checkout.ts serve`, and the package exposes the checkout bin', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
-    expect(pkg.scripts.start).toBe('node bin/checkout.ts serve');
+    // exec: the script's shell becomes the service, so the SIGTERM npm forwards to its child reaches it.
+    expect(pkg.scripts.start).toBe('exec node bin/checkout.ts serve');
     expect(pkg.bin.checkout).toBe('bin/checkout.ts');
     expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
+
+  it('`npm start` stops cleanly on a SIGTERM sent to the npm process: the service exits with 0 and frees its port', async () => {
+    const port = await freePort();
+    const env = cliEnv({
+      DATABASE_URL: `${TEST_POSTGRES_URL}/${npmStartDbName}`,
+      PORT: String(port),
+      NATS_STREAM: npmStartStream,
+      NATS_SUBJECT_PREFIX: `test.cli.npm.${id}.events`,
+      LOG_LEVEL: 'info',
+    });
+    const serving = await startServing('npm', ['start'], env, 60_000);
+    try {
+      expect(serving.port).toBe(port);
+      expect(serving.pid).not.toBe(serving.child.pid);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+      // What a process manager does: SIGTERM to the process it started, which is npm.
+      const exit = await serving.stop(30_000);
+      expect(exit.code, exit.stderr).toBe(0);
+      await waitFor('the service process to exit', () => alive(serving.pid), (running) => !running, 30_000);
+      expect(await bindable(port)).toBe(true);
+    } finally {
+      // Should the signal not have reached it, the service must not outlive the test.
+      if (alive(serving.pid)) process.kill(serving.pid, 'SIGKILL');
+    }
+  }, 120_000);
 
   it('`npx checkout` in the repository runs the root package\'s own bin (sandbox create works)', async () => {
     const env = cliEnv({ npm_config_offline: 'true', npm_config_yes: 'true' });
