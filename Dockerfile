@@ -15,6 +15,8 @@ COPY . .
 
 USER node
 EXPOSE 3000
-# node as PID 1, not npm: the service stops cleanly on the SIGTERM that
-# `docker stop` sends, and npm would not pass it on.
+# node as PID 1 (exec form: no shell, no npm in between) gets the SIGTERM
+# that `docker stop` sends and stops cleanly. As PID 1 it would ignore a
+# signal it has no handler for, so `serve` installs its handlers before it
+# starts up (a SIGTERM during migrations takes effect once it is up).
 CMD ["node", "bin/checkout.ts", "serve"]

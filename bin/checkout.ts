@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// The operator's command line: `checkout serve`, `checkout migrate`, `checkout sandbox create --name "Acme"`.
+// The operator's command line: `checkout serve`, `checkout migrate`, `checkout sandbox create --name "Acme"`,
+// `checkout keys create --merchant mer_… --mode live`.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
 import { createCore } from '../src/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
-import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError } from '../gateway/server.ts';
+import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError, type RunningService } from '../gateway/server.ts';
 
 const USAGE = `Usage:
   checkout serve                                   start the service (migrates first)
@@ -13,7 +14,11 @@ const USAGE = `Usage:
                                                    unless RUN_DISPATCHER=false)
   checkout migrate                                 run database migrations
   checkout sandbox create --name NAME [--settlement-currency EUR]
-                                                   create a sandbox merchant and print its keys (shown once)
+                                                   create a sandbox merchant and print its test and live
+                                                   keys (shown once)
+  checkout keys create --merchant mer_… --mode test|live
+                                                   issue a further secret and publishable key for a
+                                                   merchant and print them (shown once)
   checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
                                                    forward your test events to a local URL, signed
 
@@ -25,16 +30,28 @@ async function main(argv: string[]): Promise<number> {
   const config = () => loadConfig();
   switch (command) {
     case 'serve': {
-      const service = await startService(config());
-      if (service.firstSandbox) {
-        process.stdout.write(`First start: created a sandbox merchant. Keep these keys; they are not shown again.\n${JSON.stringify(service.firstSandbox, null, 2)}\n`);
-      }
+      // Listening for the signals before start-up, not after: as PID 1 in a container an unhandled SIGTERM is
+      // ignored, so one sent while the service migrates or connects would be lost. It takes effect once started.
+      const started: { service?: RunningService } = {};
+      let stopping = false;
       const stop = async () => {
-        await service.close();
+        stopping = true;
+        if (!started.service) return;
+        await started.service.close();
         process.exit(0);
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      const service = await startService(config());
+      started.service = service;
+      if (service.firstSandbox) {
+        process.stdout.write(
+          `First start: created a sandbox merchant with test keys only. Keep them; they are not shown again.\n` +
+            `For live keys run: npx checkout keys create --merchant ${service.firstSandbox.merchant_id} --mode live\n` +
+            `${JSON.stringify(service.firstSandbox, null, 2)}\n`,
+        );
+      }
+      if (stopping) await stop();
       return -1;
     }
     case 'dispatch': {
@@ -74,6 +91,34 @@ async function main(argv: string[]): Promise<number> {
         const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
         const credentials = await core.createSandbox({ name: values.name, settlementCurrency: values['settlement-currency'] });
         process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);
+      } finally {
+        await knex.destroy();
+      }
+      return 0;
+    }
+    case 'keys': {
+      if (sub !== 'create') break;
+      const { values } = parseArgs({ args: rest, options: { merchant: { type: 'string' }, mode: { type: 'string' } } });
+      if (!values.merchant || !/^mer_[0-9A-Za-z]+$/.test(values.merchant)) {
+        process.stderr.write('keys create needs --merchant mer_… (the merchant_id that sandbox create printed)\n');
+        return 2;
+      }
+      if (values.mode !== 'test' && values.mode !== 'live') {
+        process.stderr.write('keys create needs --mode test or --mode live\n');
+        return 2;
+      }
+      const { databaseUrl, publicUrl, checkoutUrl } = config();
+      await ensureDatabase(databaseUrl);
+      const knex = createDatabase({ url: databaseUrl });
+      try {
+        await migrateLatest(knex);
+        const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
+        const issued = await core.issueApiKeys({ merchantId: values.merchant, livemode: values.mode === 'live' });
+        if (!issued) {
+          process.stderr.write(`checkout: no merchant ${values.merchant} in the database at ${redactUrl(databaseUrl)}.\n`);
+          return 1;
+        }
+        process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
       } finally {
         await knex.destroy();
       }

@@ -23,7 +23,7 @@ import { systemClock } from '../src/adapters/system/system-clock.ts';
 import { createCheckReadiness } from '../src/application/check-readiness.ts';
 import { PostgresDependencyProbe } from '../src/adapters/postgres/postgres-dependency-probe.ts';
 import { NatsDependencyProbe } from '../src/adapters/nats/nats-dependency-probe.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { TestSandboxCredentials } from '../src/application/create-sandbox.ts';
 import { buildGateway } from './app.ts';
 import { listenH1AndH2c } from './listen.ts';
 
@@ -33,8 +33,8 @@ export interface RunningService {
   readonly core: Core;
   readonly knex: Knex;
   readonly port: number;
-  /** Credentials of the sandbox created on first start, if this start created one. */
-  readonly firstSandbox: SandboxCredentials | undefined;
+  /** Test-mode credentials of the sandbox created on first start, if this start created one. */
+  readonly firstSandbox: TestSandboxCredentials | undefined;
   close(): Promise<void>;
 }
 
@@ -148,7 +148,7 @@ export async function startService(config: Config): Promise<RunningService> {
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
   });
-  const firstSandbox = await core.createSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR', onlyIfNoMerchants: true });
+  const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
 
   // Postgres must answer for the service to be ready; NATS is reported, since orders are accepted while it is down.
   const readiness = createCheckReadiness({

@@ -17,7 +17,8 @@ import { guardRequests } from './application/request-guard.ts';
 import { createIdempotent } from './application/idempotent.ts';
 import { PostgresRequestLedger } from './adapters/postgres/postgres-idempotency-store.ts';
 import { createCreateOrder } from './application/create-order.ts';
-import { createCreateSandbox, type CreateSandboxUseCase } from './application/create-sandbox.ts';
+import { createCreateFirstSandbox, createCreateSandbox, type CreateFirstSandboxUseCase, type CreateSandboxUseCase } from './application/create-sandbox.ts';
+import { createIssueApiKeys, type IssueApiKeysUseCase } from './application/issue-api-keys.ts';
 import { createGetOrder } from './application/get-order.ts';
 import { createListOrders } from './application/list-orders.ts';
 import { createOrderService } from './application/order-service.ts';
@@ -67,6 +68,10 @@ export interface Core {
   /** Registers every Connect service on a router (Fastify plugin or in-process transport). */
   readonly routes: (router: ConnectRouter) => void;
   readonly createSandbox: CreateSandboxUseCase;
+  /** The first start's sandbox: test mode only, and only on a database with no merchant. */
+  readonly createFirstSandbox: CreateFirstSandboxUseCase;
+  /** A further key pair for a merchant (`checkout keys create`). */
+  readonly issueApiKeys: IssueApiKeysUseCase;
   readonly merchants: PostgresMerchantRepository;
   /** The payment engine, for housekeeping (expiry) run by the host process. */
   readonly payments: PaymentEngine;
@@ -131,6 +136,8 @@ export function createCore(options: CoreOptions): Core {
       router.service(EventService, guardRequests(EventService, eventService, onInternalError));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
+    createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
+    issueApiKeys: createIssueApiKeys({ merchants, ids, clock }),
     merchants,
     payments,
     webhookQueue,

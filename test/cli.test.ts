@@ -4,13 +4,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectNats } from '../src/adapters/nats/jetstream.ts';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { SandboxCredentials, TestSandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { IssuedApiKeys } from '../src/application/issue-api-keys.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { MACHINE_NATS_URL, freePort } from './support/nats-server.ts';
+import { waitFor } from './support/wait.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../bin/checkout.ts', import.meta.url));
@@ -20,7 +23,9 @@ const id = randomBytes(5).toString('hex');
 /** Databases this file makes the CLI create; none exists before the CLI runs. */
 const sandboxDbName = `checkout_test_cli_${id}_sandbox`;
 const serveDbName = `checkout_test_cli_${id}_serve`;
+const npmStartDbName = `checkout_test_cli_${id}_npm`;
 const natsStream = `TEST_CLI_${id}`;
+const npmStartStream = `TEST_CLI_NPM_${id}`;
 
 const children = new Set<ChildProcess>();
 
@@ -93,6 +98,8 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000
 interface Serving {
   readonly child: ChildProcess;
   readonly port: number;
+  /** The service's own process (its log lines carry the pid): the child itself, or a descendant of it. */
+  readonly pid: number;
   stdout(): string;
   stderr(): string;
   /** SIGTERM, then the exit (SIGKILL and a failure after timeoutMs). */
@@ -100,16 +107,22 @@ interface Serving {
 }
 
 /** Starts `checkout serve` and waits (bounded) for its "listening on host:port" log line. */
-async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Serving> {
-  const run = spawnTracked(process.execPath, [CLI, 'serve'], env);
-  const port = await bounded(
+function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Serving> {
+  return startServing(process.execPath, [CLI, 'serve'], env, timeoutMs);
+}
+
+/** Starts a command that runs the service and waits (bounded) for the service's "listening on host:port" log line. */
+async function startServing(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Serving> {
+  const run = spawnTracked(command, args, env);
+  const { port, pid } = await bounded(
     run.child,
-    new Promise<number>((resolve, reject) => {
+    new Promise<{ port: number; pid: number }>((resolve, reject) => {
       const check = () => {
-        const match = /listening on [^\s"]+:(\d+)/.exec(run.stdout());
+        // A JSON log line: {"level":30,…,"pid":1234,…,"msg":"Checkout service listening on 127.0.0.1:3000 …"}
+        const match = /"pid":(\d+)[^\n]*listening on [^\s"]+:(\d+)/.exec(run.stdout());
         if (match) {
           clearInterval(poll);
-          resolve(Number(match[1]));
+          resolve({ pid: Number(match[1]), port: Number(match[2]) });
         }
       };
       const poll = setInterval(check, 20);
@@ -119,14 +132,15 @@ async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<S
       });
     }),
     timeoutMs,
-    'serve start',
+    `${[command, ...args].join(' ')} start`,
   );
   return {
     child: run.child,
     port,
+    pid,
     stdout: run.stdout,
     stderr: run.stderr,
-    stop: async (stopTimeoutMs = 10_000) => {
+    stop: async (stopTimeoutMs = 30_000) => {
       run.child.kill('SIGTERM');
       return bounded(run.child, run.exited, stopTimeoutMs, 'serve shutdown after SIGTERM');
     },
@@ -135,22 +149,39 @@ async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<S
 
 
 /** The first-start credentials `serve` prints: the JSON block after the "First start" line. */
-function firstSandboxOf(stdout: string): SandboxCredentials | undefined {
+function firstSandboxOf(stdout: string): TestSandboxCredentials | undefined {
   const at = stdout.indexOf('First start: created a sandbox merchant');
   if (at < 0) return undefined;
   const open = stdout.indexOf('\n{', at);
   const close = stdout.indexOf('\n}', open);
   if (open < 0 || close < 0) return undefined;
-  return JSON.parse(stdout.slice(open + 1, close + 2)) as SandboxCredentials;
+  return JSON.parse(stdout.slice(open + 1, close + 2)) as TestSandboxCredentials;
 }
 
-function expectCredentials(credentials: SandboxCredentials): void {
+function expectTestCredentials(credentials: TestSandboxCredentials): void {
   expect(credentials.merchant_id).toMatch(/^mer_[A-Za-z0-9]+$/);
   expect(credentials.test_secret_key).toMatch(/^sk_test_[A-Za-z0-9]+$/);
   expect(credentials.test_publishable_key).toMatch(/^pk_test_[A-Za-z0-9]+$/);
+  expect(credentials.webhook_secret).toMatch(/^whsec_[A-Za-z0-9]+$/);
+}
+
+function expectCredentials(credentials: SandboxCredentials): void {
+  expectTestCredentials(credentials);
   expect(credentials.live_secret_key).toMatch(/^sk_live_[A-Za-z0-9]+$/);
   expect(credentials.live_publishable_key).toMatch(/^pk_live_[A-Za-z0-9]+$/);
-  expect(credentials.webhook_secret).toMatch(/^whsec_[A-Za-z0-9]+$/);
+  expect(credentials.live_webhook_secret).toMatch(/^whsec_[A-Za-z0-9]+$/);
+}
+
+const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** Runs fn with a one-connection pool on a database of this file. */
+async function withDatabase<T>(name: string, fn: (knex: ReturnType<typeof createDatabase>) => Promise<T>): Promise<T> {
+  const knex = createDatabase({ url: `${TEST_POSTGRES_URL}/${name}`, poolMax: 1 });
+  try {
+    return await fn(knex);
+  } finally {
+    await knex.destroy();
+  }
 }
 
 afterAll(async () => {
@@ -160,14 +191,14 @@ afterAll(async () => {
   );
   const admin = createDatabase({ url: `${TEST_POSTGRES_URL}/postgres`, poolMax: 1 });
   try {
-    for (const name of [sandboxDbName, serveDbName]) await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+    for (const name of [sandboxDbName, serveDbName, npmStartDbName]) await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
   } finally {
     await admin.destroy();
   }
   const nc = await connectNats(MACHINE_NATS_URL, 'cli-test-cleanup').catch(() => undefined);
   if (nc) {
     const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(natsStream).catch(() => undefined);
+    for (const stream of [natsStream, npmStartStream]) await jsm.streams.delete(stream).catch(() => undefined);
     await nc.close();
   }
 });
@@ -192,7 +223,6 @@ describe('checkout sandbox create', () => {
     const knex = createDatabase({ url: `${TEST_POSTGRES_URL}/${sandboxDbName}`, poolMax: 1 });
     try {
       const rows = await knex('api_keys').where({ merchant_id: acme.merchant_id }).select('kind', 'livemode', 'key_hash');
-      const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
       const expected = [
         { kind: 'secret', livemode: false, key_hash: sha256(acme.test_secret_key) },
         { kind: 'publishable', livemode: false, key_hash: sha256(acme.test_publishable_key) },
@@ -238,21 +268,30 @@ describe('checkout sandbox create', () => {
 
 describe('checkout serve', () => {
   let port: number;
-  let first: SandboxCredentials;
+  let first: TestSandboxCredentials;
 
-  it('on an empty database: creates it, prints the first sandbox once, and its test key works', async () => {
+  it('on an empty database: creates it, prints the first sandbox\'s test credentials once (no live key in the log), and its test key works', async () => {
     port = await freePort();
     const serving = await startServe(cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}`, PORT: String(port) }));
     try {
       expect(serving.port).toBe(port);
-      // The credentials are printed right after the listening line; allow a moment for the write.
-      const deadline = Date.now() + 5000;
-      while (!firstSandboxOf(serving.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      first = firstSandboxOf(serving.stdout())!;
-      expect(first, serving.stdout()).toBeDefined();
-      expectCredentials(first);
+      // The credentials are printed right after the listening line: wait for the write.
+      first = (await waitFor('the first-start credentials on stdout', () => firstSandboxOf(serving.stdout()), (x) => x !== undefined, 30_000))!;
+      expectTestCredentials(first);
       expect(first.api_base_url).toBe(`http://localhost:${port}`);
       expect(serving.stdout().match(/First start/g)).toHaveLength(1);
+      expect(serving.stdout()).toContain(`checkout keys create --merchant ${first.merchant_id} --mode live`);
+      // Test mode only: no live key or live webhook secret is printed, and none was created to be lost.
+      expect(Object.keys(first).filter((k) => k.startsWith('live_'))).toEqual([]);
+      expect(serving.stdout()).not.toMatch(/sk_live_|pk_live_/);
+      expect(serving.stdout().match(/whsec_/g)).toHaveLength(1);
+      await withDatabase(serveDbName, async (knex) => {
+        expect(await knex('api_keys').where({ merchant_id: first.merchant_id }).orderBy('kind', 'desc').select('kind', 'livemode', 'key_hash')).toEqual([
+          { kind: 'secret', livemode: false, key_hash: sha256(first.test_secret_key) },
+          { kind: 'publishable', livemode: false, key_hash: sha256(first.test_publishable_key) },
+        ]);
+        expect(await knex('webhook_endpoints').where({ merchant_id: first.merchant_id }).pluck('livemode')).toEqual([false]);
+      });
 
       const res = await fetch(`http://127.0.0.1:${port}/v1/orders`, {
         method: 'POST',
@@ -275,15 +314,80 @@ describe('checkout serve', () => {
     }
   });
 
-  it('a second start on the same database prints no credentials, and the first key still works', async () => {
+  let live: IssuedApiKeys;
+  let moreTest: IssuedApiKeys;
+
+  it('keys create issues a live key pair for the first sandbox, and another test pair, each printed once and stored as hashes', async () => {
+    const env = cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}` });
+    const liveExit = await runCli(['keys', 'create', '--merchant', first.merchant_id, '--mode', 'live'], env);
+    expect(liveExit.code, liveExit.stderr).toBe(0);
+    live = JSON.parse(liveExit.stdout) as IssuedApiKeys;
+    expect(live).toEqual({ merchant_id: first.merchant_id, livemode: true, secret_key: expect.stringMatching(/^sk_live_[A-Za-z0-9]+$/), publishable_key: expect.stringMatching(/^pk_live_[A-Za-z0-9]+$/) });
+
+    const testExit = await runCli(['keys', 'create', '--merchant', first.merchant_id, '--mode', 'test'], env);
+    expect(testExit.code, testExit.stderr).toBe(0);
+    moreTest = JSON.parse(testExit.stdout) as IssuedApiKeys;
+    expect(moreTest).toMatchObject({ merchant_id: first.merchant_id, livemode: false, secret_key: expect.stringMatching(/^sk_test_/), publishable_key: expect.stringMatching(/^pk_test_/) });
+    expect(moreTest.secret_key).not.toBe(first.test_secret_key);
+
+    await withDatabase(serveDbName, async (knex) => {
+      const rows = await knex('api_keys').where({ merchant_id: first.merchant_id }).select('kind', 'livemode', 'key_hash');
+      expect(rows).toHaveLength(6);
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          { kind: 'secret', livemode: true, key_hash: sha256(live.secret_key) },
+          { kind: 'publishable', livemode: true, key_hash: sha256(live.publishable_key) },
+          { kind: 'secret', livemode: false, key_hash: sha256(moreTest.secret_key) },
+          { kind: 'publishable', livemode: false, key_hash: sha256(moreTest.publishable_key) },
+        ]),
+      );
+    });
+  });
+
+  it('keys create: an unknown merchant is exit 1 and stores nothing; a missing --merchant or a bad --mode is exit 2 with the usage', async () => {
+    const env = cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}` });
+    const count = () => withDatabase(serveDbName, async (knex) => Number((await knex('api_keys').count<{ n: string }[]>('* as n'))[0]!.n));
+    const before = await count();
+    const unknown = await runCli(['keys', 'create', '--merchant', 'mer_doesnotexist', '--mode', 'live'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^checkout: no merchant mer_doesnotexist in the database/m);
+    expect(unknown.stdout).toBe('');
+    expect(await count()).toBe(before);
+
+    for (const [args, message] of [
+      [['--mode', 'live'], /--merchant mer_/],
+      [['--merchant', 'acme', '--mode', 'live'], /--merchant mer_/],
+      [['--merchant', first.merchant_id], /--mode test or --mode live/],
+      [['--merchant', first.merchant_id, '--mode', 'production'], /--mode test or --mode live/],
+    ] as const) {
+      const exit = await runCli(['keys', 'create', ...args], env);
+      expect({ args, code: exit.code }).toEqual({ args, code: 2 });
+      expect(exit.stderr).toMatch(message);
+      expect(exit.stdout).toBe('');
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it('a second start on the same database prints no credentials; the first key and the issued keys work, each in its mode', async () => {
     const serving = await startServe(cliEnv({ DATABASE_URL: `${TEST_POSTGRES_URL}/${serveDbName}`, PORT: String(port) }));
     try {
-      const res = await fetch(`http://127.0.0.1:${serving.port}/v1/orders?limit=5`, { headers: { authorization: `Bearer ${first.test_secret_key}` } });
-      expect(res.status).toBe(200);
-      const page = (await res.json()) as { data: { reference: string }[] };
-      expect(page.data.map((o) => o.reference)).toEqual(['CLI-1']);
+      const list = async (key: string) => {
+        const res = await fetch(`http://127.0.0.1:${serving.port}/v1/orders?limit=5`, { headers: { authorization: `Bearer ${key}` } });
+        return { status: res.status, references: res.ok ? ((await res.json()) as { data: { reference: string }[] }).data.map((o) => o.reference) : [] };
+      };
+      expect(await list(first.test_secret_key)).toEqual({ status: 200, references: ['CLI-1'] });
+      expect(await list(moreTest.secret_key)).toEqual({ status: 200, references: ['CLI-1'] });
+      // The live key sees live mode, where the test order is not.
+      expect(await list(live.secret_key)).toEqual({ status: 200, references: [] });
+      const liveOrder = await fetch(`http://127.0.0.1:${serving.port}/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${live.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 1200, currency: 'EUR', reference: 'CLI-LIVE-1' }),
+      });
+      expect(liveOrder.status).toBe(201);
+      expect(((await liveOrder.json()) as { livemode: boolean }).livemode).toBe(true);
       expect(serving.stdout()).not.toMatch(/First start/);
-      expect(serving.stdout()).not.toMatch(/sk_test_/);
+      expect(serving.stdout()).not.toMatch(/sk_test_|sk_live_/);
     } finally {
       const exit = await serving.stop();
       expect(exit.code).toBe(0);
@@ -336,13 +440,59 @@ describe('operator errors', () => {
   });
 });
 
+/** Whether a process with this pid still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Whether a TCP port on 127.0.0.1 can be bound (nothing listens on it any more). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 describe('npm wiring', () => {
-  it('npm start runs `node bin/checkout.ts serve`, and the package exposes the checkout bin', () => {
+  it('npm start execs `node bin/checkout.ts serve`, and the package exposes the checkout bin', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
-    expect(pkg.scripts.start).toBe('node bin/checkout.ts serve');
+    // exec: the script's shell becomes the service, so the SIGTERM npm forwards to its child reaches it.
+    expect(pkg.scripts.start).toBe('exec node bin/checkout.ts serve');
     expect(pkg.bin.checkout).toBe('bin/checkout.ts');
     expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
+
+  it('`npm start` stops cleanly on a SIGTERM sent to the npm process: the service exits with 0 and frees its port', async () => {
+    const port = await freePort();
+    const env = cliEnv({
+      DATABASE_URL: `${TEST_POSTGRES_URL}/${npmStartDbName}`,
+      PORT: String(port),
+      NATS_STREAM: npmStartStream,
+      NATS_SUBJECT_PREFIX: `test.cli.npm.${id}.events`,
+      LOG_LEVEL: 'info',
+    });
+    const serving = await startServing('npm', ['start'], env, 60_000);
+    try {
+      expect(serving.port).toBe(port);
+      expect(serving.pid).not.toBe(serving.child.pid);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+      // What a process manager does: SIGTERM to the process it started, which is npm.
+      const exit = await serving.stop(30_000);
+      expect(exit.code, exit.stderr).toBe(0);
+      await waitFor('the service process to exit', () => alive(serving.pid), (running) => !running, 30_000);
+      expect(await bindable(port)).toBe(true);
+    } finally {
+      // Should the signal not have reached it, the service must not outlive the test.
+      if (alive(serving.pid)) process.kill(serving.pid, 'SIGKILL');
+    }
+  }, 120_000);
 
   it('`npx checkout` in the repository runs the root package\'s own bin (sandbox create works)', async () => {
     const env = cliEnv({ npm_config_offline: 'true', npm_config_yes: 'true' });

@@ -118,6 +118,35 @@ describe('POST /v1/orders', () => {
     expect(await rowCounts(svc.db.knex)).toEqual(before);
   });
 
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['25.5 EUR', { amount: 25.5, currency: 'EUR' }, 'amount', 'amount must be an integer number of minor units: 25.5 is not; for EUR, 25.50 EUR is 2550.'],
+    ['25.5 in lowercase eur', { amount: 25.5, currency: 'eur' }, 'amount', 'amount must be an integer number of minor units: 25.5 is not; for EUR, 25.50 EUR is 2550.'],
+    ['25.5 JPY (no minor unit)', { amount: 25.5, currency: 'JPY' }, 'amount', 'amount must be an integer number of minor units: 25.5 is not; JPY has no minor unit, so 25 JPY is 25.'],
+    ['1.5 KWD (three decimals)', { amount: 1.5, currency: 'KWD' }, 'amount', 'amount must be an integer number of minor units: 1.5 is not; for KWD, 1.500 KWD is 1500.'],
+    ['10.555 EUR (more decimals than EUR has)', { amount: 10.555, currency: 'EUR' }, 'amount', 'amount must be an integer number of minor units: 10.555 is not; for EUR, 10.50 EUR is 1050.'],
+    ['"25.50" EUR (a string)', { amount: '25.50', currency: 'EUR' }, 'amount', 'amount must be an integer number of minor units: "25.50" is not; for EUR, 10.50 EUR is 1050.'],
+    [
+      'a line item of 10.5 USD',
+      { amount: 2500, currency: 'USD', line_items: [{ name: 'Tea', amount: 10.5 }] },
+      'line_items[0][amount]',
+      'line_items[0][amount] must be an integer number of minor units: 10.5 is not; for USD, 10.50 USD is 1050.',
+    ],
+    ['25.5 in an unknown currency', { amount: 25.5, currency: 'ABC' }, 'amount', "amount must be an integer number of minor units: 25.5 is not; the currency's ISO 4217 exponent decides, e.g. 10.50 EUR is 1050 and 1050 JPY is 1050."],
+    ['25.5 with no currency', { amount: 25.5 }, 'amount', "amount must be an integer number of minor units: 25.5 is not; the currency's ISO 4217 exponent decides, e.g. 10.50 EUR is 1050 and 1050 JPY is 1050."],
+  ])('a fractional amount (%s) is refused with the minor-unit rule for the currency, and nothing is written', async (_label, fields, param, message) => {
+    const before = await rowCounts(svc.db.knex);
+    const res = await post({ reference: 'fraction', ...fields });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid_integer', param, message });
+    expect(await rowCounts(svc.db.knex)).toEqual(before);
+  });
+
+  it('"amount": 25.00 is the JSON number 25, so it is taken as 25 minor units (0.25 EUR), as documented', async () => {
+    const res = await post(undefined, auth(acme.test_secret_key), '{"amount": 25.00, "currency": "EUR", "reference": "twenty-five-cents", "line_items": [{"name": "Stamp", "amount": 25.0}]}');
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ amount: 25, currency: 'EUR', line_items: [{ name: 'Stamp', amount: 25 }] });
+  });
+
   it('answers 415 for a body that is not JSON', async () => {
     const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { ...auth(acme.test_secret_key), 'content-type': 'text/plain' }, payload: 'amount=1' });
     expect(res.statusCode).toBe(415);

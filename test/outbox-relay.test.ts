@@ -89,16 +89,41 @@ async function unpublishedCount(knex: Knex): Promise<number> {
   return Number((await knex('events').whereNull('published_at').count<{ count: string }[]>('* as count'))[0]!.count);
 }
 
-/** A publisher that records the ids of every batch the wrapped publisher stored successfully. */
-function recording(inner: EventPublisher, delayMs = 0): EventPublisher & { readonly published: string[] } {
+/** A publisher that records the ids of every batch the wrapped publisher stored successfully; `before` runs first. */
+function recording(inner: EventPublisher, before?: () => Promise<void>): EventPublisher & { readonly published: string[] } {
   const published: string[] = [];
   return {
     published,
     async publish(events) {
-      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await before?.();
       await inner.publish(events);
       published.push(...events.map((event) => event.id));
     },
+  };
+}
+
+/**
+ * A meeting point for n parties: each one's first arrival waits until all n have arrived (or fails after
+ * timeoutMs); later arrivals pass at once.
+ */
+function rendezvous(n: number, timeoutMs: number): (party: string) => Promise<void> {
+  const arrived = new Set<string>();
+  let release!: () => void;
+  const all = new Promise<void>((resolve) => (release = resolve));
+  return async (party) => {
+    arrived.add(party);
+    if (arrived.size === n) release();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        all,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`only ${[...arrived].join(', ')} of ${n} parties met within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
 
@@ -244,9 +269,12 @@ describe('outbox relay (real Postgres, real JetStream)', () => {
     // A second connection, as a second relay process would have.
     const nc2 = await connect({ servers: MACHINE_NATS_URL, name: 'outbox-relay-test-2' });
     cleanups.push(() => nc2.close());
-    // A short pause before publishing keeps each batch's rows locked long enough for the relays to overlap.
-    const publisherA = recording(new JetStreamEventPublisher(nc, stream), 5);
-    const publisherB = recording(new JetStreamEventPublisher(nc2, stream), 5);
+    // Each relay's first batch waits, its rows locked, until the other relay holds a batch too: so both take
+    // part, each while the other's rows are locked, however the machine schedules them. (Relays that blocked
+    // on each other's locks would never meet; relays that took the same rows would publish them twice.)
+    const meet = rendezvous(2, 20_000);
+    const publisherA = recording(new JetStreamEventPublisher(nc, stream), () => meet('A'));
+    const publisherB = recording(new JetStreamEventPublisher(nc2, stream), () => meet('B'));
     const a = relayOf(service.db.knex, publisherA, { batchSize: 20 });
     const b = relayOf(service.db.knex, publisherB, { batchSize: 20 });
     stopAfterTest(a.relay).start();
@@ -256,7 +284,7 @@ describe('outbox relay (real Postgres, real JetStream)', () => {
     await Promise.all([a.relay.stop(), b.relay.stop()]);
     expect([...a.errors, ...b.errors]).toEqual([]);
 
-    // Both relays took part, and neither was handed an event the other one had (no double publishing).
+    // Both relays took part (they met), and neither was handed an event the other one had (no double publishing).
     expect(publisherA.published.length).toBeGreaterThan(0);
     expect(publisherB.published.length).toBeGreaterThan(0);
     const handed = [...publisherA.published, ...publisherB.published];

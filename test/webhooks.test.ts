@@ -89,6 +89,42 @@ async function deliveryRows(endpointId: string, harness = h): Promise<{ event_id
   return harness.db.knex('webhook_deliveries').where({ endpoint_id: endpointId }).select('event_id', 'status', 'attempt_count').orderBy('id');
 }
 
+/**
+ * Keeps every retry time the dispatcher stores: a trigger copies a delivery's row each time an attempt is
+ * recorded (attempt_count grows), since the row itself only holds the latest next_attempt_at.
+ */
+async function keepStoredSchedule(harness: Harness): Promise<void> {
+  await harness.db.knex.raw(`
+    CREATE TABLE test_delivery_schedule (delivery_id bigint NOT NULL, attempt_count int NOT NULL, attempted_at timestamptz NOT NULL, next_attempt_at timestamptz NOT NULL, status text NOT NULL);
+    CREATE FUNCTION test_keep_schedule() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO test_delivery_schedule VALUES (NEW.id, NEW.attempt_count, NEW.updated_at, NEW.next_attempt_at, NEW.status);
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER test_keep_schedule AFTER UPDATE OF attempt_count ON webhook_deliveries
+      FOR EACH ROW WHEN (NEW.attempt_count <> OLD.attempt_count) EXECUTE FUNCTION test_keep_schedule();
+  `);
+}
+
+/** One recorded attempt of an endpoint's delivery and the retry time stored with it (ms since the epoch). */
+interface ScheduledAttempt {
+  attempt: number;
+  attemptedAt: number;
+  nextAttemptAt: number;
+  status: string;
+}
+
+/** The stored schedule of the endpoint's deliveries, attempt by attempt. */
+async function storedSchedule(endpointId: string): Promise<ScheduledAttempt[]> {
+  const rows: { attempt_count: number; attempted_at: Date; next_attempt_at: Date; status: string }[] = await h.db
+    .knex('test_delivery_schedule as s')
+    .join('webhook_deliveries as d', 'd.id', 's.delivery_id')
+    .where('d.endpoint_id', endpointId)
+    .orderBy('s.attempt_count')
+    .select('s.attempt_count', 's.attempted_at', 's.next_attempt_at', 's.status');
+  return rows.map((r) => ({ attempt: r.attempt_count, attemptedAt: r.attempted_at.getTime(), nextAttemptAt: r.next_attempt_at.getTime(), status: r.status }));
+}
+
 /** Creates an order, pays it, and answers the order and its order.paid event id. */
 async function paidOrder(key: string, reference = `INV-${Math.random().toString(36).slice(2, 8)}`) {
   const order = await createOrder(h.base, key, { reference });
@@ -100,6 +136,7 @@ async function paidOrder(key: string, reference = `INV-${Math.random().toString(
 beforeAll(async () => {
   process.on('warning', onWarning);
   h = await startHarness();
+  await keepStoredSchedule(h);
 });
 
 afterEach(async () => {
@@ -124,6 +161,7 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
     expect(endpoint.id).toMatch(/^we_/);
     expect(endpoint.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
 
+    const payingFrom = Date.now();
     const { order, paid, eventId, event } = await paidOrder(shop.test_secret_key, 'INV-WH-1');
     expect(paid).toMatchObject({ status: 'paid', method: 'bank_transfer' });
     await waitFor('the order.paid delivery', () => r.requests.length, (n) => n >= 1);
@@ -151,8 +189,9 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
     // Compact JSON, the envelope's fields in the documented order.
     expect(req.raw.toString('utf8')).toBe(JSON.stringify(verified));
     expect(Object.keys(verified)).toEqual(['type', 'id', 'created', 'livemode', 'sequence', 'data']);
-    // Signed "now": the timestamp is the time of the attempt.
-    expect(Math.abs(timestampOf(req.signature) - Math.floor(req.at / 1000))).toBeLessThanOrEqual(2);
+    // Signed "now": the timestamp is taken at the attempt, so after the payment was asked for and before the request arrived.
+    expect(timestampOf(req.signature)).toBeGreaterThanOrEqual(Math.floor(payingFrom / 1000));
+    expect(timestampOf(req.signature)).toBeLessThanOrEqual(Math.floor(req.at / 1000));
 
     // order.created happened (and was consumed before order.paid) but this endpoint never had it queued.
     const created = await eventOf(order.id, 'order.created');
@@ -166,14 +205,14 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
     expect(attempts[0]!.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
-  test('500, 500, then 200: retried with the same event id and the same bytes, three attempts logged, growing gaps', async () => {
+  test('500, 500, then 200: retried with the same event id and the same bytes, three attempts logged, growing delays', async () => {
     const shop = await h.merchant();
     const r = await receiver((req) => (req.nth < 2 ? { status: 500, body: `boom ${req.nth}` } : { status: 200, body: 'thanks' }));
     const endpoint = await createEndpoint(h.base, shop.test_secret_key, r.url(), ['order.paid']);
     const { eventId } = await paidOrder(shop.test_secret_key);
 
-    await waitFor('three attempts', () => r.requests.length, (n) => n >= 3, 10_000);
-    await waitFor('the delivery to succeed', () => deliveryRows(endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+    await waitFor('three attempts', () => r.requests.length, (n) => n >= 3, 30_000);
+    await waitFor('the delivery to succeed', () => deliveryRows(endpoint.id), (rows) => rows[0]?.status === 'succeeded', 30_000);
     await sleep(1500); // past the cap of the retry schedule: a wrongly rescheduled delivery would show up
     expect(r.requests).toHaveLength(3);
 
@@ -192,13 +231,20 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
     expect(attempts.every((x) => x.error === null)).toBe(true);
     expect(await deliveryRows(endpoint.id)).toEqual([{ event_id: eventId, status: 'succeeded', attempt_count: 3 }]);
 
-    // base 200 ms ±25 %, then 400 ms ±25 %: the gaps grow.
-    const gap1 = b.hr - a.hr;
-    const gap2 = c.hr - b.hr;
-    expect(gap1).toBeGreaterThanOrEqual(140);
-    expect(gap1).toBeLessThan(1000);
-    expect(gap2).toBeGreaterThanOrEqual(290);
-    expect(gap2).toBeGreaterThan(gap1);
+    // The retry times the dispatcher computed through its Clock and stored: WEBHOOK_RETRY_BASE_MS=200, so
+    // 200 ms ±25 % after the first failure, then 400 ms ±25 %: the delays grow. None after the success.
+    const schedule = await storedSchedule(endpoint.id);
+    expect(schedule.map((x) => [x.attempt, x.status])).toEqual([[1, 'pending'], [2, 'pending'], [3, 'succeeded']]);
+    expect(schedule.map((x) => x.attemptedAt)).toEqual(attempts.map((x) => Date.parse(x.attempted_at)));
+    const delays = schedule.map((x) => x.nextAttemptAt - x.attemptedAt);
+    expect(delays[0]).toBeGreaterThanOrEqual(150);
+    expect(delays[0]).toBeLessThanOrEqual(250);
+    expect(delays[1]).toBeGreaterThanOrEqual(300);
+    expect(delays[1]).toBeLessThanOrEqual(500);
+    expect(delays[2]).toBe(0);
+    // A retry never goes out before its time (the claim takes only deliveries that are due).
+    expect(schedule[1]!.attemptedAt).toBeGreaterThanOrEqual(schedule[0]!.nextAttemptAt);
+    expect(schedule[2]!.attemptedAt).toBeGreaterThanOrEqual(schedule[1]!.nextAttemptAt);
   });
 
   test('the attempt log keeps at most the first 1024 bytes of the answer, cut on a character boundary; NUL and invalid bytes do not stop it being recorded', async () => {
@@ -221,24 +267,26 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
     const endpoint = await createEndpoint(h.base, shop.test_secret_key, r.url(), ['order.paid']);
     const { eventId } = await paidOrder(shop.test_secret_key);
 
-    await waitFor('the retry after the timeout', () => r.requests.length, (n) => n >= 2, 10_000);
-    await waitFor('the delivery to succeed', () => deliveryRows(endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+    await waitFor('the retry after the timeout', () => r.requests.length, (n) => n >= 2, 30_000);
+    await waitFor('the delivery to succeed', () => deliveryRows(endpoint.id), (rows) => rows[0]?.status === 'succeeded', 30_000);
     const [first, second] = r.requests as [ReceivedRequest, ReceivedRequest];
     expect(second.raw.equals(first.raw)).toBe(true);
-    // The sender gave up on the hanging request itself (closed the connection) after about WEBHOOK_TIMEOUT_MS.
+    // The sender gave up on the hanging request itself: it closed the connection, no answer was ever written.
     expect(first.answered).toBeUndefined();
     expect(first.abortedAt).toBeDefined();
-    expect(first.abortedAt! - first.hr).toBeGreaterThanOrEqual(900);
-    expect(first.abortedAt! - first.hr).toBeLessThan(2000);
-    // Then the first retry delay (200 ms ±25 %).
-    expect(second.hr - first.abortedAt!).toBeGreaterThanOrEqual(120);
 
     const attempts = await attemptsOf(shop.test_secret_key, eventId);
     expect(attempts).toHaveLength(2);
     expect(attempts[0]).toMatchObject({ status_code: null, response_excerpt: '' });
     expect(attempts[0]!.error).toMatch(/timed out after 1000 ms/);
+    // Not before WEBHOOK_TIMEOUT_MS (less a little: Node's timers start from the event loop's cached time).
     expect(attempts[0]!.duration_ms).toBeGreaterThanOrEqual(950);
     expect(attempts[1]).toMatchObject({ status_code: 204, error: null });
+    // Then the first retry delay (200 ms ±25 %), as stored, and the retry no earlier than that.
+    const [timedOut, retried] = (await storedSchedule(endpoint.id)) as [ScheduledAttempt, ScheduledAttempt];
+    expect(timedOut.nextAttemptAt - timedOut.attemptedAt).toBeGreaterThanOrEqual(150);
+    expect(timedOut.nextAttemptAt - timedOut.attemptedAt).toBeLessThanOrEqual(250);
+    expect(retried.attemptedAt).toBeGreaterThanOrEqual(timedOut.nextAttemptAt);
   });
 
   test('the SDK verifier rejects a real delivery that was tampered with, checked with the wrong secret, or replayed after 301 s', async () => {
@@ -296,15 +344,17 @@ describe('secrets', () => {
     const before = (await waitFor('the delivery before the rotation', () => r.requests, (list) => list.length >= 1))[0]!;
     expect(v1Parts(before.signature)).toHaveLength(1);
 
-    const rotatedAt = Date.now();
-    const rotated = await api<EndpointJson & { secret: string; old_secret_expires_at: string }>(h.base, shop.test_secret_key, 'POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { overlap_seconds: 1 });
+    const askedAt = Date.now();
+    const rotated = await api<EndpointJson & { secret: string; old_secret_expires_at: string }>(h.base, shop.test_secret_key, 'POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { overlap_seconds: 3600 });
+    const answeredAt = Date.now();
     expect(rotated.status, JSON.stringify(rotated.json)).toBe(200);
     const newSecret = rotated.json.secret;
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(oldSecret);
+    // The old secret retires an hour after the rotation, which happened between the request and its answer.
     const expiresAt = new Date(rotated.json.old_secret_expires_at).getTime();
-    expect(expiresAt - rotatedAt).toBeGreaterThan(500);
-    expect(expiresAt - rotatedAt).toBeLessThan(2000);
+    expect(expiresAt).toBeGreaterThanOrEqual(askedAt + 3600_000);
+    expect(expiresAt).toBeLessThanOrEqual(answeredAt + 3600_000);
 
     // Within the overlap: both secrets sign, newest first.
     await paidOrder(shop.test_secret_key);
@@ -318,8 +368,10 @@ describe('secrets', () => {
     expect(verdict(() => verifyWebhook(during.raw, during.signature, newSecret))).toBe('ok');
     expect(verdict(() => verifyWebhook(during.raw, during.signature, oldSecret))).toBe('ok');
 
-    // After the overlap: the old secret no longer verifies.
-    await sleep(Math.max(0, expiresAt - Date.now()) + 200);
+    // After the overlap: the old secret no longer signs. Rather than wait an hour, the hour passes in the
+    // database: the old secret's expiry moves into the past, where the clock would have brought it.
+    const retired = await h.db.knex('webhook_endpoint_secrets').where({ endpoint_id: endpoint.id }).whereNotNull('expires_at').update({ expires_at: new Date(Date.now() - 1000) });
+    expect(retired).toBe(1);
     await paidOrder(shop.test_secret_key);
     const after = (await waitFor('the delivery after the overlap', () => r.requests, (list) => list.length >= 3))[2]!;
     expect(v1Parts(after.signature)).toHaveLength(1);
@@ -336,10 +388,22 @@ describe('secrets', () => {
 });
 
 describe('isolation', () => {
+  // A service of its own whose sender waits the longest allowed time (60 s) for an answer: a hanging endpoint then
+  // holds every request it gets for longer than this test runs, and the only way B's deliveries can go out is that
+  // the dispatcher keeps slots free of A. Stuck behind A (a shared queue, no per-endpoint cap), B would wait for
+  // A's timeouts, a minute each, and never get its 300 events within the (generous) wait below.
+  let iso: Harness;
+  beforeAll(async () => {
+    iso = await startHarness({ env: { WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_LEASE_MS: '120000' } });
+  });
+  afterAll(async () => {
+    await iso?.close();
+  });
+
   test.each(['hangs', 'is down'] as const)(
     'an endpoint that %s with 300 queued events does not hold up another endpoint of the same merchant',
     async (failure) => {
-      const shop = await h.merchant();
+      const shop = await iso.merchant();
       const fast = await receiver();
       let slowUrl: string;
       let slow: Receiver | undefined;
@@ -351,57 +415,67 @@ describe('isolation', () => {
         slowUrl = gone.url();
         await gone.close(); // nothing listens there any more: connection refused
       }
-      const a = await createEndpoint(h.base, shop.test_secret_key, slowUrl, ['order.created']);
-      const b = await createEndpoint(h.base, shop.test_secret_key, fast.url(), ['order.created']);
-      // However the test ends, A's retries must not go on loading the shared dispatcher.
-      cleanups.push(() => api(h.base, shop.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${a.id}`));
+      const a = await createEndpoint(iso.base, shop.test_secret_key, slowUrl, ['order.created']);
+      const b = await createEndpoint(iso.base, shop.test_secret_key, fast.url(), ['order.created']);
+      // However the test ends, A's retries must not go on loading the dispatcher.
+      cleanups.push(() => api(iso.base, shop.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${a.id}`));
 
       const started = Date.now();
-      const orders = await pool(300, 20, (i) => createOrder(h.base, shop.test_secret_key, { reference: `ISO-${i}` }));
+      const orders = await pool(300, 20, (i) => createOrder(iso.base, shop.test_secret_key, { reference: `ISO-${i}` }));
       const createdAllAt = Date.now();
-      const events = await waitFor('300 order.created events', () => h.db.knex('events').whereIn('order_id', orders.map((o) => o.id)).select('id', 'created_at'), (rows) => rows.length === 300);
+      const events = await waitFor('300 order.created events', () => iso.db.knex('events').whereIn('order_id', orders.map((o) => o.id)).select('id', 'created_at'), (rows) => rows.length === 300);
 
-      await waitFor('B to receive all 300 events', () => fast.acceptedIds().size, (n) => n === 300, 15_000);
+      await waitFor('B to receive all 300 events', () => fast.acceptedIds().size, (n) => n === 300, 45_000);
       const doneAt = Date.now();
       expect(new Set(fast.ids())).toEqual(new Set(events.map((e) => e.id)));
-      await waitFor("B's 300 deliveries recorded as succeeded", () => deliveryRows(b.id), (rows) => rows.length === 300 && rows.every((row) => row.status === 'succeeded'));
+      await waitFor("B's 300 deliveries recorded as succeeded", () => deliveryRows(b.id, iso), (rows) => rows.length === 300 && rows.every((row) => row.status === 'succeeded'), 30_000);
 
-      // Latency per event on B, from the event's commit to its arrival.
+      // Latency per event on B, from the event's commit to its arrival: reported, not asserted (it measures the machine).
       const createdOf = new Map(events.map((e) => [e.id, new Date(e.created_at).getTime()]));
       const latencies = fast.requests.map((req) => req.at - createdOf.get(req.body.id)!).sort((x, y) => x - y);
       const p99 = latencies[Math.ceil(latencies.length * 0.99) - 1]!;
-      const aTries = Number((await h.db.knex('webhook_delivery_attempts').where({ endpoint_id: a.id }).count<{ n: string }[]>('* as n'))[0]!.n);
-      const report = `B: all 300 within ${doneAt - createdAllAt} ms of the last order (creating them took ${createdAllAt - started} ms); latency p50 ${latencies[149]} ms, p99 ${p99} ms, max ${latencies.at(-1)} ms; A: ${aTries} failed attempts, ${slow?.maxOpen ?? 0} at most at once`;
+      const aTries = Number((await iso.db.knex('webhook_delivery_attempts').where({ endpoint_id: a.id }).count<{ n: string }[]>('* as n'))[0]!.n);
+      const report = `B: all 300 within ${doneAt - createdAllAt} ms of the last order (creating them took ${createdAllAt - started} ms); latency p50 ${latencies[149]} ms, p99 ${p99} ms, max ${latencies.at(-1)} ms; A: ${aTries} failed attempts recorded, ${slow?.requests.length ?? 0} requests received, ${slow?.maxOpen ?? 0} at most at once`;
       console.info(`[isolation, A ${failure}] ${report}`);
-      // About 1 s on an idle machine; the bounds leave room for a loaded one (tests run two files at once).
-      // B stuck behind A would take A's backlog in 1 s timeouts, 8 at a time: tens of seconds.
-      expect(doneAt - createdAllAt, report).toBeLessThan(8000);
-      expect(p99, report).toBeLessThan(7000);
 
-      // Meanwhile A is failing: nothing succeeded, the attempts are errors, the backlog waits.
-      const aRows = await deliveryRows(a.id);
+      // Meanwhile A got nothing through: every one of its 300 deliveries is queued, none succeeded.
+      const aRows = await deliveryRows(a.id, iso);
       expect(aRows).toHaveLength(300);
       expect(aRows.filter((row) => row.status === 'succeeded')).toEqual([]);
-      const aAttempts = await h.db.knex('webhook_delivery_attempts').where({ endpoint_id: a.id }).select('status_code', 'error');
-      expect(aAttempts.length).toBeGreaterThan(0);
-      expect(aAttempts.every((x: { status_code: number | null; error: string | null }) => x.status_code === null && x.error !== null)).toBe(true);
+      const aAttempts = () => iso.db.knex('webhook_delivery_attempts').where({ endpoint_id: a.id }).select('status_code', 'error') as Promise<{ status_code: number | null; error: string | null }[]>;
       if (slow) {
-        // A hanging endpoint holds at most perEndpoint (8) deliveries at once.
-        expect(slow.requests.length).toBeGreaterThan(0);
-        expect(slow.maxOpen).toBeLessThanOrEqual(8);
+        // A hanging endpoint holds at most perEndpoint (8) deliveries at once, all still unanswered.
+        expect(slow.requests.length, report).toBeGreaterThan(0);
+        expect(slow.maxOpen, report).toBeLessThanOrEqual(8);
         expect(slow.requests.every((req) => req.answered === undefined)).toBe(true);
       } else {
-        expect(aAttempts.some((x: { error: string }) => /ECONNREFUSED|connect/i.test(x.error))).toBe(true);
+        const attempts = await aAttempts();
+        expect(attempts.length).toBeGreaterThan(0);
+        expect(attempts.every((x) => x.status_code === null && x.error !== null)).toBe(true);
+        expect(attempts.some((x) => /ECONNREFUSED|connect/i.test(x.error!))).toBe(true);
       }
       // 600 deliveries over kept-alive connections did not leave a listener behind per request.
       expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
-      // Deleting A gives up its backlog, including the attempts in flight when it goes (they end within the timeout).
-      expect((await api(h.base, shop.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${a.id}`)).status).toBe(200);
-      await sleep(1500);
-      const left = await deliveryRows(a.id);
+
+      // Deleting A gives up its backlog, including the attempts in flight when it goes: when they end,
+      // they are recorded but bring nothing back.
+      expect((await api(iso.base, shop.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${a.id}`)).status).toBe(200);
+      if (slow) {
+        // The hanging requests end when the endpoint hangs up; wait until each one is recorded.
+        const hung = slow.requests.length;
+        await slow.close();
+        const ended = await waitFor('the hanging attempts to be recorded', aAttempts, (rows) => rows.length >= hung, 30_000);
+        expect(ended.every((x) => x.status_code === null && x.error !== null)).toBe(true);
+      } else {
+        // A refused attempt ends within milliseconds. Should one end after the check below, the check proves
+        // less; it cannot fail because of it.
+        await sleep(1500);
+      }
+      const left = await deliveryRows(a.id, iso);
+      expect(left).toHaveLength(300);
       expect(left.filter((row) => row.status !== 'failed')).toEqual([]);
     },
-    60_000,
+    120_000,
   );
 });
 
@@ -645,10 +719,12 @@ describe('endpoint management', () => {
     // The dispatcher's sender loop claims from the queue; with nothing it can send it should sleep (pollMs 250).
     const claims = vi.spyOn(PostgresWebhookDeliveryQueue.prototype, 'claimDue');
     cleanups.push(async () => claims.mockRestore());
+    // Claims per second over the time that actually passed (a loaded machine stretches a sleep).
     const claimsPerSecond = async (ms: number) => {
       const before = claims.mock.calls.length;
+      const from = performance.now();
       await sleep(ms);
-      return (claims.mock.calls.length - before) / (ms / 1000);
+      return (claims.mock.calls.length - before) / ((performance.now() - from) / 1000);
     };
     const idle = await claimsPerSecond(1000);
 
@@ -658,9 +734,15 @@ describe('endpoint management', () => {
     const { eventId } = await paidOrder(key);
     await waitFor('a failed attempt', () => r.requests.length, (n) => n >= 1);
     expect((await api(h.base, key, 'PATCH', `/v1/webhook_endpoints/${endpoint.id}`, { disabled: true })).status).toBe(200);
-    // A retry already in flight when it was disabled settles (and is recorded) first.
-    await waitFor('no attempt in flight', async () => ({ open: r.open, sent: r.requests.length, rows: await deliveryRows(endpoint.id) }), (x) => x.open === 0 && x.rows[0]?.attempt_count === x.sent);
-    await sleep(200);
+    // A retry already in flight when it was disabled settles (and is recorded) first. In flight means leased: a
+    // claim pushes next_attempt_at a lease (40 s) ahead, a recorded failure at most 1.25 s (the retry cap).
+    const leased = (row: { next_attempt_at: Date }) => row.next_attempt_at.getTime() > Date.now() + 10_000;
+    await waitFor(
+      'no attempt in flight',
+      async () => ({ open: r.open, sent: r.requests.length, row: await h.db.knex('webhook_deliveries').where({ endpoint_id: endpoint.id }).first('attempt_count', 'next_attempt_at') }),
+      (x) => x.open === 0 && x.row?.attempt_count === x.sent && !leased(x.row),
+      30_000,
+    );
     const sent = r.requests.length;
     expect(await deliveryRows(endpoint.id)).toEqual([{ event_id: eventId, status: 'pending', attempt_count: sent }]);
 
@@ -689,7 +771,7 @@ describe('failures of the machinery', () => {
     let out = '';
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`checkout dispatch did not start within 15 s: ${out}`)), 15_000);
+      const timer = setTimeout(() => reject(new Error(`checkout dispatch did not start within 60 s: ${out}`)), 60_000);
       child.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         if (out.includes('Dispatching webhooks')) {
@@ -720,35 +802,54 @@ describe('failures of the machinery', () => {
     const eventIds: string[] = (await own.db.knex('events').whereIn('order_id', orders.map((o) => o.id)).pluck('id')) as string[];
     expect(eventIds).toHaveLength(40);
 
-    // Some answered, a full set of 8 in flight: kill it.
-    await waitFor('deliveries answered and others in flight', () => ({ accepted: r.acceptedIds().size, open: r.open }), (x) => x.accepted >= 8 && x.open >= 8, 15_000, 5);
+    // Some answered, and requests the process is still waiting on (no answer started): kill it.
+    await waitFor('deliveries answered and others in flight', () => ({ accepted: r.acceptedIds().size, waiting: r.waiting().length }), (x) => x.accepted >= 8 && x.waiting >= 4, 30_000, 5);
+    // Taken in the same synchronous step as the kill: no answer can be started in between, so the process
+    // certainly dies without one for each of these.
     const killedAt = performance.now();
-    // Arrived less than 400 ms ago, answered only after 500 ms: certainly unanswered when the process dies.
-    const inFlight = r.requests.filter((x) => x.answered === undefined && killedAt - x.hr < 400).map((x) => x.body.id);
+    const inFlight = r.waiting().map((x) => x.body.id);
     const acceptedBefore = r.acceptedIds();
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
     expect(inFlight.length).toBeGreaterThan(0);
     expect(acceptedBefore.size).toBeLessThan(40);
     const queuedAtKill = await own.db.knex('webhook_deliveries').where({ endpoint_id: endpoint.id }).count<{ count: string }[]>('* as count');
+    // What the dead process left of them: pending, no attempt recorded, leased for WEBHOOK_LEASE_MS from the
+    // claim (the claim stamps updated_at and moves next_attempt_at to the lease's end).
+    const leftBehind: { event_id: string; status: string; attempt_count: number; updated_at: Date; next_attempt_at: Date }[] = await own.db
+      .knex('webhook_deliveries')
+      .where({ endpoint_id: endpoint.id })
+      .whereIn('event_id', inFlight)
+      .select('event_id', 'status', 'attempt_count', 'updated_at', 'next_attempt_at');
+    expect(leftBehind.map((x) => [x.event_id, x.status, x.attempt_count, x.next_attempt_at.getTime() - x.updated_at.getTime()]).sort()).toEqual(
+      inFlight.map((id) => [id, 'pending', 0, LEASE_MS]).sort(),
+    );
 
     await startDispatcher(childEnv);
-    await waitFor('every event delivered', () => r.acceptedIds(), (ids) => eventIds.every((id) => ids.has(id)), 45_000, 50);
-    await waitFor('every delivery settled', () => deliveryRows(endpoint.id, own), (rows) => rows.length === 40 && rows.every((row) => row.status === 'succeeded'), 10_000);
+    await waitFor('every event delivered', () => r.acceptedIds(), (ids) => eventIds.every((id) => ids.has(id)), 60_000, 50);
+    await waitFor('every delivery settled', () => deliveryRows(endpoint.id, own), (rows) => rows.length === 40 && rows.every((row) => row.status === 'succeeded'), 30_000);
 
-    // At least once: the requests cut off by the kill were made again, after the lease ran out.
-    for (const id of inFlight) {
+    // At least once: the requests cut off by the kill were made again, and not before their lease ran out.
+    const recorded: { event_id: string; attempted_at: Date; status_code: number | null }[] = await own.db
+      .knex('webhook_delivery_attempts')
+      .where({ endpoint_id: endpoint.id })
+      .whereIn('event_id', inFlight)
+      .select('event_id', 'attempted_at', 'status_code');
+    for (const { event_id: id, next_attempt_at: leaseUntil } of leftBehind) {
       const got = r.of(id);
       expect(got.length, id).toBeGreaterThanOrEqual(2);
       expect(got.at(-1)!.answered).toBe(200);
-      expect(got.at(-1)!.hr - killedAt, id).toBeGreaterThan(LEASE_MS - 1500);
+      // The dead process recorded nothing; every recorded attempt is the new one's, made once the lease had ended.
+      const attempts = recorded.filter((x) => x.event_id === id);
+      expect(attempts.map((x) => x.status_code), id).toContain(200);
+      for (const attempt of attempts) expect(attempt.attempted_at.getTime(), id).toBeGreaterThanOrEqual(leaseUntil.getTime());
     }
     const duplicates = [...new Set(r.requests.map((x) => x.body.id))].filter((id) => r.of(id).length > 1);
     console.info(
       `[dispatcher killed] ${acceptedBefore.size} accepted before the kill, ${inFlight.length} in flight, ${queuedAtKill[0]!.count} queued; ` +
         `${r.requests.length} requests for 40 events (${duplicates.length} sent more than once); all delivered ${Math.round(performance.now() - killedAt)} ms after the kill`,
     );
-  }, 75_000);
+  }, 150_000);
 
   test('NATS restarted while orders keep coming: every event reaches the receiver', async () => {
     const nats = await startOwnNatsServer();
@@ -759,40 +860,53 @@ describe('failures of the machinery', () => {
     const key = own.sandbox.test_secret_key;
     await createEndpoint(own.base, key, r.url(), ['*']);
 
+    // Orders keep coming from four clients throughout, across the stop and the start of NATS.
     let stop = false;
-    let created = 0;
     const failures: string[] = [];
     const load = pool(4, 4, async (worker) => {
       for (let i = 0; !stop; i += 1) {
         const order = await createOrder(own.base, key, { reference: `NATS-${worker}-${i}` }).catch((err: Error) => void failures.push(err.message));
         if (order && i % 3 === 0) await payOrder(own.base, key, order.id).catch((err: Error) => void failures.push(err.message));
-        created += 1;
         await sleep(20);
       }
     });
-    await waitFor('traffic flowing to the receiver', () => r.requests.length, (n) => n >= 20, 10_000);
+    await waitFor('traffic flowing to the receiver', () => r.requests.length, (n) => n >= 20, 30_000);
+
+    // Resolves once the nats-server process has exited: from here NATS is down.
     await nats.stop();
-    const createdAtStop = created;
-    await sleep(2500);
-    const createdWhileDown = created - createdAtStop;
+    // A fixed batch while it is down: 20 orders, 7 of them paid. Every one is accepted, and its events wait
+    // in the outbox (none can have been published: there is no NATS to publish to).
+    const whileDown = await pool(20, 4, async (i) => {
+      const order = await createOrder(own.base, key, { reference: `DOWN-${i}` });
+      if (i % 3 === 0) await payOrder(own.base, key, order.id);
+      return order;
+    });
+    const downEvents: { id: string; type: string; published_at: Date | null }[] = await own.db.knex('events').whereIn('order_id', whileDown.map((o) => o.id)).select('id', 'type', 'published_at');
+    expect(downEvents.filter((e) => e.type === 'order.created')).toHaveLength(20);
+    expect(downEvents.filter((e) => e.type === 'order.paid')).toHaveLength(7);
+    expect(downEvents.filter((e) => e.published_at !== null)).toEqual([]);
+
     await nats.start();
-    await sleep(1500);
+    // Orders made after the restart get through too: the relay and the dispatcher are back.
+    const afterRestart = await createOrder(own.base, key, { reference: 'AFTER-RESTART' });
+    const afterEvent = await waitFor('the event of an order made after the restart', () => own.db.knex('events').where({ order_id: afterRestart.id }).first('id'), (row) => row !== undefined);
+    await waitFor('that event at the receiver', () => r.acceptedIds(), (ids) => ids.has(afterEvent.id), 60_000);
     stop = true;
     await load;
     expect(failures).toEqual([]);
-    expect(createdWhileDown).toBeGreaterThan(10);
 
     const merchantEvents = async () => (await own.db.knex('events').where({ merchant_id: own.sandbox.merchant_id }).pluck('id')) as string[];
     const all = await merchantEvents();
+    expect(all).toEqual(expect.arrayContaining(downEvents.map((e) => e.id)));
     const missing = await waitFor(
       'every event of the events table at the receiver',
       () => all.filter((id) => !r.acceptedIds().has(id)),
       (left) => left.length === 0,
-      30_000,
+      60_000,
       100,
     );
     expect(missing).toEqual([]);
     expect(new Set(await merchantEvents())).toEqual(new Set(all));
-    console.info(`[nats restart] ${all.length} events (${createdWhileDown} orders created while NATS was down), ${r.requests.length} requests`);
-  }, 75_000);
+    console.info(`[nats restart] ${all.length} events (${downEvents.length} of them from the 20 orders made while NATS was down), ${r.requests.length} requests`);
+  }, 180_000);
 });

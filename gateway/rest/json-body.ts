@@ -1,4 +1,5 @@
 import { timestampFromDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { findCurrency } from '../../src/domain/money/currency.ts';
 import { invalidParam } from './rest-error.ts';
 
 // Shape checks of JSON request bodies, shared by every REST resource. Value rules are the core's.
@@ -21,18 +22,40 @@ export function rejectUnknown(obj: Record<string, unknown>, allowed: ReadonlySet
   }
 }
 
-/** A required JSON integer within 2^53-1, as a bigint.
+/**
+ * A required amount: a JSON integer within 2^53-1, in minor units of `currency` (the body's own field,
+ * unchecked; it only words the error), as a bigint.
  * @throws RestError parameter_missing, parameter_invalid_integer or amount_too_large */
-export function requiredInteger(obj: Record<string, unknown>, key: string, param: string): bigint {
+export function requiredInteger(obj: Record<string, unknown>, key: string, param: string, currency?: unknown): bigint {
   const value = obj[key];
   if (value === undefined || value === null) throw invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw invalidParam('parameter_invalid_integer', param, `${param} must be an integer in minor units (e.g. 1050 for 10.50 EUR), not ${JSON.stringify(value)}.`);
+    throw invalidParam('parameter_invalid_integer', param, `${param} must be an integer number of minor units: ${JSON.stringify(value)} is not; ${minorUnitExample(value, currency)}.`);
   }
   if (!Number.isSafeInteger(value)) {
     throw invalidParam('amount_too_large', param, `${param} is above 2^53-1 and cannot be represented exactly in JSON.`);
   }
   return BigInt(value);
+}
+
+/**
+ * The minor-unit rule worked for the currency the body names, when it names a known one (JSON cannot
+ * tell 25.00 from 25, so the rule is what a caller sending major units needs to see).
+ */
+function minorUnitExample(value: unknown, currency: unknown): string {
+  const known = typeof currency === 'string' ? findCurrency(currency.toUpperCase()) : undefined;
+  if (!known) return "the currency's ISO 4217 exponent decides, e.g. 10.50 EUR is 1050 and 1050 JPY is 1050";
+  const { code, exponent } = known;
+  const numeric = typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  if (exponent === 0) {
+    const whole = numeric !== undefined && Math.abs(numeric) >= 1 ? Math.trunc(numeric) : 1050;
+    return `${code} has no minor unit, so ${whole} ${code} is ${whole}`;
+  }
+  // The caller's own number read as major units, when it has no more decimals than the currency.
+  const scaled = numeric === undefined ? undefined : numeric * 10 ** exponent;
+  const exact = scaled !== undefined && Number.isSafeInteger(Math.round(scaled)) && Math.abs(scaled - Math.round(scaled)) < 1e-6;
+  const major = exact && numeric !== undefined ? numeric : 10.5;
+  return `for ${code}, ${major.toFixed(exponent)} ${code} is ${Math.round(major * 10 ** exponent)}`;
 }
 
 /** A required string of valid Unicode.

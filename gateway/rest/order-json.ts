@@ -120,13 +120,13 @@ export function createOrderRequestFromJson(body: unknown): CreateOrderRequest {
   const lineItems = obj.line_items ?? [];
   if (!Array.isArray(lineItems)) throw invalidParam('parameter_invalid_array', 'line_items', 'line_items must be an array of {name, amount} objects.');
   return create(CreateOrderRequestSchema, {
-    amount: requiredInteger(obj, 'amount', 'amount'),
+    amount: requiredInteger(obj, 'amount', 'amount', obj.currency),
     currency: requiredString(obj, 'currency', 'currency'),
     reference: requiredString(obj, 'reference', 'reference'),
     lineItems: lineItems.map((raw: unknown, i) => {
       const item = jsonObject(raw, `line_items[${i}]`, `line_items[${i}] must be an object with name and amount.`);
       rejectUnknown(item, LINE_ITEM_FIELDS, `line_items[${i}]`);
-      return { name: requiredString(item, 'name', `line_items[${i}][name]`), amount: requiredInteger(item, 'amount', `line_items[${i}][amount]`) };
+      return { name: requiredString(item, 'name', `line_items[${i}][name]`), amount: requiredInteger(item, 'amount', `line_items[${i}][amount]`, obj.currency) };
     }),
     returnUrl: optionalString(obj, 'return_url', 'return_url'),
     expiresAt: optionalTimestamp(obj, 'expires_at'),

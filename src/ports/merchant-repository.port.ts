@@ -41,6 +41,8 @@ export interface MerchantRepository {
     testCards: readonly TestCard[],
     options?: { readonly onlyIfNoMerchants?: boolean },
   ): Promise<boolean>;
+  /** Stores further API keys of an existing merchant; false (and nothing stored) when there is no such merchant. */
+  addApiKeys(merchantId: string, keys: readonly NewApiKey[], createdAt: Date): Promise<boolean>;
   /** The merchant, or undefined. */
   findById(merchantId: string): Promise<MerchantRecord | undefined>;
   /** Marks an API key revoked; it answers 401 from then on. */

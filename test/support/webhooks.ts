@@ -30,6 +30,8 @@ export interface ReceivedRequest {
   readonly nth: number;
   /** Status written, once answered; undefined while hanging or when the client went away first. */
   answered?: number;
+  /** Set when the receiver starts writing its answer: until then the sender cannot have had one. */
+  replying?: boolean;
   /** performance.now() when the client closed the request without waiting for an answer. */
   abortedAt?: number;
 }
@@ -85,6 +87,11 @@ export class Receiver {
     return new Set(this.requests.map((r) => r.body.id));
   }
 
+  /** Requests the sender is still waiting on: no answer started, connection still open. */
+  waiting(): ReceivedRequest[] {
+    return this.requests.filter((r) => !r.replying && r.abortedAt === undefined);
+  }
+
   /** Distinct event ids this receiver answered 2xx. */
   acceptedIds(): Set<string> {
     return new Set(this.requests.filter((r) => r.answered !== undefined && r.answered >= 200 && r.answered < 300).map((r) => r.body.id));
@@ -131,6 +138,7 @@ export class Receiver {
       if (answer === 'hang') return;
       const reply = () => {
         if (res.destroyed) return;
+        request.replying = true;
         res.writeHead(answer.status, { 'content-type': 'text/plain' });
         res.end(answer.body ?? '', () => {
           request.answered = answer.status;
@@ -156,6 +164,7 @@ export interface Harness {
   readonly db: TestDatabase;
   readonly config: Config;
   readonly base: string;
+  /** A sandbox with test and live keys (created after start; the first start's own has test keys only). */
   readonly sandbox: SandboxCredentials;
   /** A further sandbox merchant of its own (isolates a test's deliveries). */
   merchant(name?: string): Promise<SandboxCredentials>;
@@ -193,8 +202,8 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
   const service = await startService(config);
-  const sandbox = service.firstSandbox;
-  if (!sandbox) throw new Error('a fresh database should have created the first sandbox');
+  if (!service.firstSandbox) throw new Error('a fresh database should have created the first sandbox');
+  const sandbox = await service.core.createSandbox({ name: 'Harness shop', settlementCurrency: 'EUR' });
   let n = 0;
   return {
     service,
@@ -202,7 +211,7 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
     config,
     base: `http://127.0.0.1:${service.port}`,
     sandbox,
-    merchant: async (name) => (await service.core.createSandbox({ name: name ?? `Webhook shop ${++n}`, settlementCurrency: 'EUR' }))!,
+    merchant: (name) => service.core.createSandbox({ name: name ?? `Webhook shop ${++n}`, settlementCurrency: 'EUR' }),
     async close() {
       await service.close();
       await db.drop();

@@ -18,6 +18,19 @@ export function hashCardNumber(number: string): string {
   return createHash('sha256').update(`card:${number}`).digest('hex');
 }
 
+/** api_keys rows for new keys: the key itself is kept only as its SHA-256 hash and last four characters. */
+function apiKeyRows(merchantId: string, keys: readonly NewApiKey[], createdAt: Date) {
+  return keys.map((key) => ({
+    id: key.id,
+    merchant_id: merchantId,
+    kind: key.kind,
+    livemode: key.livemode,
+    key_hash: hashApiKey(key.secret),
+    key_hint: key.secret.slice(-4),
+    created_at: createdAt,
+  }));
+}
+
 /** How long a resolved API key is trusted without asking the database again. */
 export const KEY_CACHE_MS = 5000;
 
@@ -65,17 +78,7 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
             })),
           );
         }
-        await trx('api_keys').insert(
-          keys.map((key) => ({
-            id: key.id,
-            merchant_id: merchant.id,
-            kind: key.kind,
-            livemode: key.livemode,
-            key_hash: hashApiKey(key.secret),
-            key_hint: key.secret.slice(-4),
-            created_at: merchant.createdAt,
-          })),
-        );
+        await trx('api_keys').insert(apiKeyRows(merchant.id, keys, merchant.createdAt));
         // Each issued webhook secret belongs to a default endpoint, which waits for the merchant's URL.
         for (const s of webhookSecrets) {
           const endpointId = `we_default_${merchant.id.slice(4)}_${s.livemode ? 'live' : 'test'}`;
@@ -93,6 +96,16 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
           });
           await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpointId, secret: s.secret, created_at: merchant.createdAt });
         }
+        return true;
+      }),
+    );
+  }
+
+  addApiKeys(merchantId: string, keys: readonly NewApiKey[], createdAt: Date): Promise<boolean> {
+    return translateErrors(() =>
+      this.#knex.transaction(async (trx) => {
+        if (!(await trx('merchants').where({ id: merchantId }).first('id'))) return false;
+        await trx('api_keys').insert(apiKeyRows(merchantId, keys, createdAt));
         return true;
       }),
     );
