@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
-import { createCore } from '../src/core.ts';
+import { createCore, type Core } from '../src/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
 import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError, type RunningService } from '../gateway/server.ts';
 
@@ -23,6 +23,19 @@ const USAGE = `Usage:
                                                    forward your test events to a local URL, signed
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_URL, CHECKOUT_URL (see README.md).`;
+
+/** Runs an operator command against the core over the configured database, migrated first. */
+async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>): Promise<T> {
+  const { databaseUrl, publicUrl, checkoutUrl } = loadConfig();
+  await ensureDatabase(databaseUrl);
+  const knex = createDatabase({ url: databaseUrl });
+  try {
+    await migrateLatest(knex);
+    return await work(createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), databaseUrl);
+  } finally {
+    await knex.destroy();
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -83,17 +96,8 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('sandbox create needs --name "Your shop"\n');
         return 2;
       }
-      const { databaseUrl, publicUrl, checkoutUrl } = config();
-      await ensureDatabase(databaseUrl);
-      const knex = createDatabase({ url: databaseUrl });
-      try {
-        await migrateLatest(knex);
-        const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
-        const credentials = await core.createSandbox({ name: values.name, settlementCurrency: values['settlement-currency'] });
-        process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);
-      } finally {
-        await knex.destroy();
-      }
+      const credentials = await withCore((core) => core.createSandbox({ name: values.name!, settlementCurrency: values['settlement-currency'] }));
+      process.stdout.write(`${JSON.stringify(credentials, null, 2)}\n`);
       return 0;
     }
     case 'keys': {
@@ -107,22 +111,15 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('keys create needs --mode test or --mode live\n');
         return 2;
       }
-      const { databaseUrl, publicUrl, checkoutUrl } = config();
-      await ensureDatabase(databaseUrl);
-      const knex = createDatabase({ url: databaseUrl });
-      try {
-        await migrateLatest(knex);
-        const core = createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined });
-        const issued = await core.issueApiKeys({ merchantId: values.merchant, livemode: values.mode === 'live' });
+      return withCore(async (core, databaseUrl) => {
+        const issued = await core.issueApiKeys({ merchantId: values.merchant!, livemode: values.mode === 'live' });
         if (!issued) {
           process.stderr.write(`checkout: no merchant ${values.merchant} in the database at ${redactUrl(databaseUrl)}.\n`);
           return 1;
         }
         process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
-      } finally {
-        await knex.destroy();
-      }
-      return 0;
+        return 0;
+      });
     }
     case 'listen': {
       // Merchant-side: talks to a running service over its API, needs no database settings.

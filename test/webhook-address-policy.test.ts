@@ -4,18 +4,16 @@
  * the tests run as `checkout dispatch` processes, with and without the switch. Receivers are real
  * servers on 127.0.0.1: the address the policy exists to keep webhooks away from.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
 import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
 import { MAX_ENDPOINTS_PER_MODE } from '../src/domain/webhook/webhook-endpoint.entity.ts';
 import type { AddressPolicy } from '../src/ports/address-policy.port.ts';
-import { api, createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
+import { api, createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, spawnDispatcher, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 
-const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 /** Without the switch, dispatcher running: what a production install does. */
 let strict: Harness;
@@ -56,29 +54,12 @@ async function startDispatcher(allowPrivateNetworks: boolean): Promise<ChildProc
   const env = serviceEnv(open.db, { stream: open.config.natsStream, subjectPrefix: open.config.natsSubjectPrefix }, open.config.natsUrl, {
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: String(allowPrivateNetworks),
   });
-  const child = spawn(process.execPath, ['bin/checkout.ts', 'dispatch'], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stop = async () => {
+  const child = await spawnDispatcher(env);
+  cleanups.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
-  };
-  cleanups.push(stop);
-  let out = '';
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`checkout dispatch did not start within 20 s: ${out}`)), 20_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Dispatching webhooks')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`checkout dispatch exited (${signal ?? code}): ${out}`));
-    });
   });
   return child;
 }

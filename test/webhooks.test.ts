@@ -3,9 +3,8 @@
  * this process (startService, own database and stream, short retry schedule), receivers are real
  * node:http servers on 127.0.0.1, and what they get is checked with the merchant SDK's verifier.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { verifyWebhook, WebhookVerificationError } from '../sdk/index.ts';
@@ -18,6 +17,7 @@ import {
   pool,
   Receiver,
   serviceEnv,
+  spawnDispatcher,
   startHarness,
   type EndpointJson,
   type Harness,
@@ -760,29 +760,11 @@ describe('endpoint management', () => {
 });
 
 describe('failures of the machinery', () => {
-  const REPO = fileURLToPath(new URL('..', import.meta.url));
-
-  /** `checkout dispatch` as a child process; resolves once it says it is dispatching. */
+  /** `checkout dispatch` as a child process, killed at the end of the test. */
   async function startDispatcher(env: Record<string, string>): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['bin/checkout.ts', 'dispatch'], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = await spawnDispatcher(env);
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    });
-    let out = '';
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`checkout dispatch did not start within 60 s: ${out}`)), 60_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Dispatching webhooks')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`checkout dispatch exited (${signal ?? code}): ${out}`));
-      });
     });
     return child;
   }

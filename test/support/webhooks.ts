@@ -1,6 +1,8 @@
 // Helpers of the webhook tests: a real HTTP receiver on 127.0.0.1 whose answers each test scripts,
 // the whole service started in this process on its own database and stream, and REST shortcuts.
+import { spawn, type ChildProcess } from 'node:child_process';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
@@ -297,4 +299,31 @@ export async function pool<T>(n: number, concurrency: number, fn: (i: number) =>
     }),
   );
   return results;
+}
+
+/**
+ * Runs `checkout dispatch` with env on top of this process's environment;
+ * resolves once it says it is dispatching (60 s at most: a busy machine is slow to start Node).
+ * The caller stops it.
+ */
+export async function spawnDispatcher(env: Record<string, string>): Promise<ChildProcess> {
+  const repo = fileURLToPath(new URL('../..', import.meta.url));
+  const child = spawn(process.execPath, ['bin/checkout.ts', 'dispatch'], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`checkout dispatch did not start within 60 s: ${out}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Dispatching webhooks')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`checkout dispatch exited (${signal ?? code}): ${out}`));
+    });
+  });
+  return child;
 }
