@@ -8,30 +8,47 @@ import * as protoGrpc from '@connectrpc/connect/protocol-grpc';
 import * as protoGrpcWeb from '@connectrpc/connect/protocol-grpc-web';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import { connectError } from '../src/application/connect-errors.ts';
+import { CALL_TRACE } from '../src/application/request-context.ts';
+import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
+
+/** The largest request message accepted, as for REST bodies (1 MiB), before and after decompression. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /** Where the Connect mount reports a handler that failed outside any call (a broken socket, say). */
 export type OnHandlerError = (err: unknown, where: string) => void;
 
 /**
- * connect-es answers a request body that is not valid binary Protobuf with
- * `internal` ("parse binary: …"), as if the fault were ours; JSON that does
- * not parse already gets `invalid_argument`. This turns the first into the
- * second on the Connect protocol, where it would otherwise be an HTTP 500.
- * (gRPC and gRPC-Web answer HTTP 200 with the status in a trailer, and
- * gRPC's own servers use INTERNAL there too; they are left as they are.)
+ * Answers, as invalid_argument, what connect-es answers with a 5xx although
+ * the request caused it: a body that is not valid binary Protobuf
+ * ("parse binary: …", `internal`), a GET message that is not base64 or does
+ * not decompress (`internal`), an unknown compression (`unimplemented`, 501).
+ * A failure counts as the request's when it came before the core's method
+ * was entered (CALL_TRACE). Any other 5xx is reported to onError, so that
+ * every one is logged. Only the Connect protocol answers with such statuses;
+ * gRPC and gRPC-Web answer HTTP 200 with the status in a trailer and are left
+ * as they are (gRPC's own servers use INTERNAL for undecodable messages too).
  */
-function withMalformedInputAsInvalidArgument(handler: UniversalHandler): UniversalHandler {
+function withRequestFaultsAsInvalidArgument(handler: UniversalHandler, onError: OnHandlerError): UniversalHandler {
+  const where = `${handler.service.typeName}/${handler.method.name}`;
   const wrapped = async (req: Parameters<UniversalHandler>[0]): Promise<UniversalServerResponse> => {
+    const trace = { entered: false };
+    req.contextValues?.set(CALL_TRACE, trace);
     const res = await handler(req);
-    if (res.status !== 500 || !res.body || !res.header?.get('content-type')?.startsWith(protoConnect.contentTypeUnaryJson)) return res;
+    if (res.status < 500 || !res.body || !res.header?.get('content-type')?.startsWith(protoConnect.contentTypeUnaryJson)) return res;
     const bytes = await readAllBytes(res.body, Number.MAX_SAFE_INTEGER);
     const error = protoConnect.errorFromJsonBytes(bytes, undefined, new ConnectError('', Code.Internal));
-    if (error.code !== Code.Internal || !error.rawMessage.startsWith('parse binary:')) return { ...res, body: createAsyncIterable([bytes]) };
-    const invalid = connectError(`The request body is not a valid ${handler.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)}).`, {
-      code: Code.InvalidArgument,
-      type: 'invalid_request_error',
-      publicCode: 'message_malformed',
-    });
+    if (trace.entered) {
+      // Our own internal errors were logged where they happened; anything else (a response that did not serialize) is logged here.
+      if (error.code === Code.Internal && error.findDetails(ErrorDetailSchema).length === 0) onError(error, where);
+      return { ...res, body: createAsyncIterable([bytes]) };
+    }
+    const malformed = error.rawMessage.startsWith('parse binary:');
+    const invalid = connectError(
+      malformed
+        ? `The request body is not a valid ${handler.method.input.typeName} message (${error.rawMessage.slice('parse binary: '.length)}).`
+        : `The request could not be read: ${error.rawMessage === 'internal error' ? 'it is malformed (for a GET: is message valid base64, and encoding right?)' : error.rawMessage}.`,
+      { code: Code.InvalidArgument, type: 'invalid_request_error', publicCode: malformed ? 'message_malformed' : 'request_malformed' },
+    );
     const body = protoConnect.errorToJsonBytes(invalid, {});
     const header = new Headers(res.header);
     header.set('content-length', String(body.byteLength));
@@ -41,10 +58,11 @@ function withMalformedInputAsInvalidArgument(handler: UniversalHandler): Univers
 }
 
 /** The core's Connect, gRPC and gRPC-Web handlers, with malformed input answered as invalid_argument. */
-function connectHandlers(routes: (router: ConnectRouter) => void): UniversalHandler[] {
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli] });
+function connectHandlers(routes: (router: ConnectRouter) => void, onError: OnHandlerError): UniversalHandler[] {
+  // readMaxBytes bounds a request body after decompression too, so a small compressed bomb cannot fill the memory.
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES });
   routes(router);
-  return router.handlers.map(withMalformedInputAsInvalidArgument);
+  return router.handlers.map((handler) => withRequestFaultsAsInvalidArgument(handler, onError));
 }
 
 /**
@@ -63,7 +81,7 @@ export function mountConnect(
     noop,
   );
   for (const pattern of [protoGrpc.contentTypeRegExp, protoGrpcWeb.contentTypeRegExp, protoConnect.contentTypeRegExp]) app.addContentTypeParser(pattern, noop);
-  for (const handler of connectHandlers(options.routes)) {
+  for (const handler of connectHandlers(options.routes, options.onError)) {
     app.all(handler.requestPath, async (req, reply) => {
       try {
         const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as never, options.contextValues(req)));
@@ -90,7 +108,7 @@ export function connectNodeListener(
     readonly notFound?: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
   },
 ): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void {
-  const paths = new Map(connectHandlers(routes).map((h) => [h.requestPath, h]));
+  const paths = new Map(connectHandlers(routes, options.onError).map((h) => [h.requestPath, h]));
   return (req, res) => {
     const handler = paths.get(req.url?.split('?', 2)[0] ?? '');
     if (!handler) {

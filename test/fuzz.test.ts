@@ -3,6 +3,7 @@
 // is a 5xx, every error has the documented body, and a refused request writes no row. A fixed seed and a
 // bounded number of runs keep it deterministic and quick; FUZZ_RUNS raises the count locally.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import zlib from 'node:zlib';
 import fc from 'fast-check';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
@@ -222,5 +223,52 @@ describe('fuzzing with hostile input', () => {
       { seed: SEED, numRuns: RUNS },
     );
     expect(svc.internalErrors).toEqual([]);
+  });
+
+  it('the Connect protocol itself (GET messages, compression, sizes): no 5xx, the Connect error body, no row written', async () => {
+    const arb = fc.record({
+      get: fc.boolean(),
+      encoding: fc.constantFrom('json', 'proto', 'xml', ''),
+      base64: fc.constantFrom('0', '1', ''),
+      compression: fc.constantFrom('gzip', 'br', 'zstd', 'identity', 'deflate', ''),
+      message: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('!!!', '%00', 'eyJjaGVja291dElkIjoieCJ9', '{"checkoutId":"x"}')),
+      bytes: fc.uint8Array({ maxLength: 64 }),
+      contentType: fc.constantFrom('application/json', 'application/proto', 'application/connect+json', 'application/grpc-web+proto', 'text/plain'),
+    });
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ get, encoding, base64, compression, message, bytes, contentType }) => {
+        let request: Sent;
+        if (get) {
+          const params = [['connect', 'v1'], ['encoding', encoding], ['base64', base64], ['compression', compression], ['message', message]].filter(([, v]) => v !== '');
+          request = { method: 'GET', url: `/checkout.v1.CheckoutService/GetCheckout?${params.map(([k, v]) => `${k}=${rawEncode(v!)}`).join('&')}`, headers: {} };
+        } else {
+          const headers: Record<string, string> = { 'content-type': contentType };
+          if (compression) headers['content-encoding'] = compression;
+          request = { method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers, payload: Buffer.from(bytes) };
+        }
+        const before = await snapshot();
+        const res = await send(request);
+        const after = await snapshot();
+        // The protocol answers a media type it does not speak with a bare 415 (the Connect specification's own rule);
+        // gRPC-Web answers HTTP 200 with its status in a trailer frame. Everything else has the Connect error body.
+        if (res.status === 415 && res.body === '') expect(after).toBe(before);
+        else if (res.status >= 400) checkAnswer(request, res, true, before, after);
+        else expect(res.status, `${request.method} ${request.url}`).toBeLessThan(500);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    expect(svc.internalErrors).toEqual([]);
+  });
+
+  it('bounds a Connect request at 1 MiB, before and after decompression (a 50 MiB brotli bomb is refused unread)', async () => {
+    const url = '/checkout.v1.CheckoutService/GetCheckout';
+    const big = await send({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ checkoutId: 'a'.repeat(2 << 20) }) });
+    expect(big.status).toBe(429);
+    expect(JSON.parse(big.body)).toMatchObject({ code: 'resource_exhausted', message: expect.stringMatching(/readMaxBytes/) });
+    const bomb = zlib.brotliCompressSync(Buffer.concat([Buffer.from('{"checkoutId":"'), Buffer.alloc(50 << 20, 97), Buffer.from('"}')]));
+    expect(bomb.length).toBeLessThan(10_000);
+    const unpacked = await send({ method: 'POST', url, headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, payload: bomb });
+    expect(unpacked.status).toBe(429);
+    expect(JSON.parse(unpacked.body).message).toMatch(/after decompression/);
   });
 });

@@ -7,3 +7,10 @@ import { createContextKey } from '@connectrpc/connect';
  * undefined for calls made inside the process without a client.
  */
 export const CLIENT_ADDRESS = createContextKey<string | undefined>(undefined, { description: 'client network address' });
+
+/**
+ * Set by the transport for each call; the core marks it when a method's
+ * implementation is entered. A failure answered before that (a body that does
+ * not decode, an unknown compression) was caused by the request, not by us.
+ */
+export const CALL_TRACE = createContextKey<{ entered: boolean } | undefined>(undefined, { description: 'whether the implementation was entered' });

@@ -1,5 +1,6 @@
 import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescService } from '@bufbuild/protobuf';
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import { CALL_TRACE } from './request-context.ts';
 import { IdKind, id_kind } from '../gen/checkout/v1/field_options_pb.ts';
 import { DomainError, invalid } from '../domain/shared/domain-error.ts';
 import { toConnectError } from './connect-errors.ts';
@@ -89,7 +90,9 @@ export function guardRequests<S extends DescService>(service: S, impl: ServiceIm
   for (const method of service.methods) {
     const fn = methods[method.localName];
     if (!fn) continue;
-    const check = (req: Record<string, unknown>) => {
+    const check = (req: Record<string, unknown>, ctx: unknown) => {
+      const trace = (ctx as HandlerContext).values.get(CALL_TRACE);
+      if (trace) trace.entered = true;
       try {
         checkRequestStrings(method.input, req);
       } catch (err) {
@@ -99,11 +102,11 @@ export function guardRequests<S extends DescService>(service: S, impl: ServiceIm
     guarded[method.localName] =
       method.methodKind === 'unary'
         ? (req: Record<string, unknown>, ctx: unknown) => {
-            check(req);
+            check(req, ctx);
             return fn.call(impl, req, ctx);
           }
         : async function* (req: Record<string, unknown>, ctx: unknown) {
-            check(req);
+            check(req, ctx);
             yield* fn.call(impl, req, ctx) as AsyncIterable<unknown>;
           };
   }
