@@ -3,6 +3,8 @@ import { createClient, createContextValues, type ConnectRouter } from '@connectr
 import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
+import { fastifyTrustProxy } from './client-address.ts';
+import type { TrustProxy } from '../src/config.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
@@ -26,8 +28,10 @@ export interface GatewayOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Backs `GET /readyz`; without it the route is not registered. */
   readonly readiness?: CheckReadiness;
-  /** Take the client's address from X-Forwarded-For (set only behind a proxy that writes it). */
-  readonly trustProxy?: boolean;
+  /** Which proxies in front may name the client in X-Forwarded-For (TRUST_PROXY); none by default. */
+  readonly trustProxy?: TrustProxy;
+  /** Aborted when the service shuts down: server streams (ListenEvents) end instead of holding their connection open. */
+  readonly shutdownSignal?: AbortSignal;
 }
 
 declare module 'fastify' {
@@ -64,7 +68,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     // Requests that never reach a route (parser errors, timeouts, undecodable paths) get the documented error body too.
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
   });
 
 
@@ -137,6 +141,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     mountConnect(scope, {
       routes: options.routes,
       contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip),
+      shutdownSignal: options.shutdownSignal,
       onError: (err, where) => app.log.error({ err }, `Connect handler ${where} failed`),
     }),
   );

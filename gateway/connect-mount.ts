@@ -58,9 +58,10 @@ function withRequestFaultsAsInvalidArgument(handler: UniversalHandler, onError: 
 }
 
 /** The core's Connect, gRPC and gRPC-Web handlers, with malformed input answered as invalid_argument. */
-function connectHandlers(routes: (router: ConnectRouter) => void, onError: OnHandlerError): UniversalHandler[] {
+function connectHandlers(routes: (router: ConnectRouter) => void, onError: OnHandlerError, shutdownSignal: AbortSignal | undefined): UniversalHandler[] {
   // readMaxBytes bounds a request body after decompression too, so a small compressed bomb cannot fill the memory.
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES });
+  // shutdownSignal aborts every call's signal: a server stream then ends rather than hold its connection open.
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES, shutdownSignal });
   routes(router);
   return router.handlers.map((handler) => withRequestFaultsAsInvalidArgument(handler, onError));
 }
@@ -73,7 +74,12 @@ function connectHandlers(routes: (router: ConnectRouter) => void, onError: OnHan
  */
 export function mountConnect(
   app: FastifyInstance,
-  options: { readonly routes: (router: ConnectRouter) => void; readonly contextValues: (req: FastifyRequest) => ContextValues; readonly onError: OnHandlerError },
+  options: {
+    readonly routes: (router: ConnectRouter) => void;
+    readonly contextValues: (req: FastifyRequest) => ContextValues;
+    readonly onError: OnHandlerError;
+    readonly shutdownSignal?: AbortSignal;
+  },
 ): void {
   const noop = (_req: unknown, _payload: unknown, done: (err: null, body: undefined) => void) => done(null, undefined);
   app.addContentTypeParser(
@@ -81,7 +87,7 @@ export function mountConnect(
     noop,
   );
   for (const pattern of [protoGrpc.contentTypeRegExp, protoGrpcWeb.contentTypeRegExp, protoConnect.contentTypeRegExp]) app.addContentTypeParser(pattern, noop);
-  for (const handler of connectHandlers(options.routes, options.onError)) {
+  for (const handler of connectHandlers(options.routes, options.onError, options.shutdownSignal)) {
     app.all(handler.requestPath, async (req, reply) => {
       try {
         const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as never, options.contextValues(req)));
@@ -106,9 +112,10 @@ export function connectNodeListener(
     readonly contextValues: (req: IncomingMessage | Http2ServerRequest) => ContextValues;
     readonly onError: OnHandlerError;
     readonly notFound?: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+    readonly shutdownSignal?: AbortSignal;
   },
 ): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void {
-  const paths = new Map(connectHandlers(routes, options.onError).map((h) => [h.requestPath, h]));
+  const paths = new Map(connectHandlers(routes, options.onError, options.shutdownSignal).map((h) => [h.requestPath, h]));
   return (req, res) => {
     const handler = paths.get(req.url?.split('?', 2)[0] ?? '');
     if (!handler) {

@@ -3,9 +3,23 @@ import type net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../src/config.ts';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } from '../src/config.ts';
+import { clientAddressResolver } from './client-address.ts';
 import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
 import { h2RequestProblem, sendH2Error } from './client-errors.ts';
+
+/** Options of {@link listenH1AndH2c}. */
+export interface ListenOptions {
+  /** Timeouts and the connection cap (the documented defaults when absent). */
+  readonly limits?: ConnectionLimits;
+  /** Which proxies may name the client of an h2c call (as the gateway's trustProxy for HTTP/1.1). */
+  readonly trustProxy?: TrustProxy;
+  /** The signal the Connect handlers end their server streams on; close() expects it aborted first. */
+  readonly shutdownSignal?: AbortSignal;
+}
+
+/** How long close() lets open calls finish before it cuts the connections still open. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
 const H2_PREFACE_START = Buffer.from('PRI * HTTP/2');
@@ -38,12 +52,15 @@ export async function listenH1AndH2c(
   port: number,
   host: string,
   onHandlerError: OnHandlerError = () => undefined,
-  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+  options: ListenOptions = {},
 ): Promise<Server> {
   if (http1.listening) throw new Error('listenH1AndH2c: the HTTP/1.1 server is already listening; build a gateway per listener.');
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
+  const clientAddress = clientAddressResolver(options.trustProxy ?? false);
   const connect = connectNodeListener(routes, {
-    contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.socket.remoteAddress),
+    contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, clientAddress(req)),
     onError: onHandlerError,
+    shutdownSignal: options.shutdownSignal,
     // h2c carries only the Connect services; anything else gets the REST error body, not an empty 404.
     notFound: (req, res) =>
       sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),
@@ -53,7 +70,12 @@ export async function listenH1AndH2c(
     if (problem) return sendH2Error(res, problem.status, problem.code, problem.message);
     connect(req, res);
   });
-  h2.on('session', (session) => superviseSession(session, limits));
+  const sessions = new Set<Http2Session>();
+  h2.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    superviseSession(session, limits);
+  });
 
   http1.headersTimeout = limits.headersTimeoutMs;
   http1.requestTimeout = limits.requestTimeoutMs;
@@ -127,6 +149,11 @@ export async function listenH1AndH2c(
     h2.close();
     for (const socket of unrouted) socket.destroy();
     for (const [socket, inFlight] of h1Sockets) if (inFlight === 0) socket.destroy();
+    // A call that does not finish in time (a client that stopped reading, a stream nobody ended) does not hold the shutdown.
+    setTimeout(() => {
+      for (const socket of h1Sockets.keys()) socket.destroy();
+      for (const session of sessions) session.destroy();
+    }, SHUTDOWN_GRACE_MS).unref();
   };
   // close() must also reach the HTTP/2 sessions and the unrouted sockets, which Node's HTTP/1.1 server does not know.
   const closeHttp1 = http1.close.bind(http1);
@@ -186,7 +213,22 @@ function superviseSession(session: Http2Session, limits: ConnectionLimits): void
     const receiving = after(limits.requestTimeoutMs, () => {
       if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2.constants.NGHTTP2_CANCEL);
     });
+    // A response that makes no progress (a peer that grants no flow-control window and reads nothing) is bounded
+    // like a request: pending bytes that do not shrink for the request timeout reset the stream. A quiet server
+    // stream with nothing to send is not stalled, so `checkout listen` can wait for events as long as it likes.
+    let stalledSince: number | undefined;
+    let pending = 0;
+    const watch = setInterval(() => {
+      const now = Date.now();
+      const buffered = stream.bufferSize;
+      if (buffered === 0 || buffered < pending) stalledSince = undefined;
+      else stalledSince ??= now;
+      pending = buffered;
+      if (stalledSince !== undefined && now - stalledSince >= limits.requestTimeoutMs && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    }, Math.min(1000, Math.max(50, Math.floor(limits.requestTimeoutMs / 10))));
+    watch.unref();
     stream.once('close', () => {
+      clearInterval(watch);
       stop(receiving);
       open -= 1;
       if (open === 0 && !session.closed && !session.destroyed) startIdle();

@@ -158,7 +158,16 @@ export async function startService(config: Config): Promise<RunningService> {
     timeoutMs: 2000,
     cacheMs: 1000,
   });
-  const app = await buildGateway({ routes: core.routes, publicUrl: config.publicUrl, logger: { level: config.logLevel }, trustProxy: config.trustProxy, readiness });
+  // Aborted first on close: server streams (checkout listen) end, so their connections do not hold the shutdown.
+  const shutdown = new AbortController();
+  const app = await buildGateway({
+    routes: core.routes,
+    publicUrl: config.publicUrl,
+    logger: { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    readiness,
+    shutdownSignal: shutdown.signal,
+  });
   logRef.app = app;
   await app.ready();
   let server: Server;
@@ -169,7 +178,7 @@ export async function startService(config: Config): Promise<RunningService> {
       config.port,
       config.host,
       (err, where) => app.log.error({ err }, `Connect handler ${where} failed`),
-      config.connectionLimits,
+      { limits: config.connectionLimits, trustProxy: config.trustProxy, shutdownSignal: shutdown.signal },
     );
   } catch (err) {
     closed = true;
@@ -266,6 +275,7 @@ export async function startService(config: Config): Promise<RunningService> {
       closed = true;
       clearInterval(purge);
       clearInterval(expiry);
+      shutdown.abort();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();
       await relay?.stop();

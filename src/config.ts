@@ -46,8 +46,13 @@ export interface Config {
     readonly perMerchant: number;
     readonly declineWeight: number;
   };
-  /** Whether the client's address comes from X-Forwarded-For (behind a proxy that sets it). */
-  readonly trustProxy: boolean;
+  /**
+   * Which proxies in front may name the client in X-Forwarded-For: none
+   * (false), the nearest N hops (a number), or those at these addresses and
+   * networks. The client's address is the first one, counted from the socket,
+   * that is not a trusted proxy.
+   */
+  readonly trustProxy: TrustProxy;
   /** API rate limit per key: tokens per second and bucket size (perSecond 0 switches it off). */
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
 }
@@ -71,6 +76,9 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 10_000,
 };
+
+/** Which proxies may name the client: none, the nearest N hops, or those at these addresses and CIDR networks. */
+export type TrustProxy = false | number | readonly string[];
 
 /** A configuration value that cannot be used; the message says which and why. */
 export class ConfigError extends Error {
@@ -97,7 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsStream: name(env, 'NATS_STREAM', 'CHECKOUT_EVENTS', /^[A-Za-z0-9_-]{1,64}$/),
     natsSubjectPrefix: name(env, 'NATS_SUBJECT_PREFIX', 'checkout.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
     logLevel: name(env, 'LOG_LEVEL', 'info', /^[a-z]+$/, LOG_LEVELS),
-    runDispatcher: name(env, 'RUN_DISPATCHER', 'true', /^(true|false)$/) === 'true',
+    runDispatcher: bool(env, 'RUN_DISPATCHER', true),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
@@ -108,14 +116,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs, 100, 600_000),
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 1, 1_000_000),
     },
-    webhookAllowPrivateNetworks: name(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', /^(true|false)$/) === 'true',
+    webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     cardVelocity: {
       windowMs: integer(env, 'CARD_VELOCITY_WINDOW_S', 600, 1, 86_400) * 1000,
       perClientAddress: integer(env, 'CARD_VELOCITY_PER_ADDRESS', 40, 0, 1_000_000),
       perMerchant: integer(env, 'CARD_VELOCITY_PER_MERCHANT', 2000, 0, 100_000_000),
       declineWeight: integer(env, 'CARD_VELOCITY_DECLINE_WEIGHT', 4, 1, 100),
     },
-    trustProxy: name(env, 'TRUST_PROXY', 'false', /^(true|false)$/) === 'true',
+    trustProxy: trustProxy(env),
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
@@ -146,6 +154,27 @@ function url(env: NodeJS.ProcessEnv, key: string, fallback: string, protocols = 
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${key} must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
   return raw.replace(/\/+$/, '');
+}
+
+function bool(env: NodeJS.ProcessEnv, key: string, fallback: boolean): boolean {
+  return name(env, key, String(fallback), /^(true|false)$/, new Set(['true', 'false'])) === 'true';
+}
+
+const ADDRESS_OR_NETWORK = /^(\d{1,3}(\.\d{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)(\/\d{1,3})?$/;
+
+/** TRUST_PROXY: false, true (the nearest proxy: 1 hop), a hop count, or a comma list of proxy addresses and networks. */
+function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = env.TRUST_PROXY?.trim() || 'false';
+  if (raw === 'false') return false;
+  // "true" trusts the one proxy in front, never every hop: the leftmost X-Forwarded-For entry is the client's to write.
+  if (raw === 'true') return 1;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((entry) => entry.trim());
+  const names = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  if (list.every((entry) => names.has(entry) || ADDRESS_OR_NETWORK.test(entry))) return list;
+  throw new ConfigError(
+    `TRUST_PROXY has an invalid value "${raw}" (false; true for the one proxy in front; a number of proxy hops; or a comma list of proxy addresses and networks, e.g. "10.0.0.0/8,127.0.0.1").`,
+  );
 }
 
 function name(env: NodeJS.ProcessEnv, key: string, fallback: string, pattern: RegExp, allowed?: ReadonlySet<string>): string {

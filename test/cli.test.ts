@@ -422,7 +422,8 @@ describe('operator errors', () => {
     ['LOG_LEVEL', 'loud', /LOG_LEVEL has an invalid value "loud"/],
     ['MAX_CONNECTIONS', '0', /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/],
     ['HTTP_HEADERS_TIMEOUT_MS', '60000', /HTTP_HEADERS_TIMEOUT_MS \(60000\) must not be longer than HTTP_REQUEST_TIMEOUT_MS \(30000\)/],
-    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes', /WEBHOOK_ALLOW_PRIVATE_NETWORKS has an invalid value "yes"/],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes', /WEBHOOK_ALLOW_PRIVATE_NETWORKS has an invalid value "yes" \(one of true, false\)/],
+    ['TRUST_PROXY', 'yes', /TRUST_PROXY has an invalid value "yes" \(false; true for the one proxy in front/],
   ])('%s=%s is refused with a message naming it and exit code 1', async (key, value, message) => {
     const exit = await runCli(['serve'], cliEnv({ [key]: value }), 20_000);
     expect(exit.code).toBe(1);

@@ -143,3 +143,40 @@ describe('card-testing limits of the checkout', () => {
     expect((await submit(other, 'approved', '127.0.1.12')).json().outcome.status).toBe('PAYMENT_STATUS_SUCCEEDED');
   });
 });
+
+describe('the client address behind a proxy (TRUST_PROXY)', () => {
+  it('takes the hop the trusted proxy added, never the leftmost entry the client wrote', async () => {
+    const { loadConfig } = await import('../src/config.ts');
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(loadConfig({}).trustProxy).toBe(false);
+
+    const svc = await startTestService();
+    const app = await buildGateway({ routes: svc.core.routes, publicUrl: 'http://api.test', trustProxy: loadConfig({ TRUST_PROXY: 'true' }).trustProxy });
+    try {
+      const shop = await svc.sandbox('Proxied shop');
+      const card = shop.test_cards.find((c) => c.behaviour === 'hard_decline')!;
+      const submit = async (forwardedFor: string | undefined) => {
+        const created = await app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
+        const checkoutId = (created.json().id as string).slice(4);
+        const token = (await app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } })).json().checkout.checkoutToken;
+        await app.inject({
+          method: 'POST',
+          url: '/checkout.v1.CheckoutService/SubmitCardPayment',
+          remoteAddress: '127.0.0.200',
+          headers: { 'content-type': 'application/json', 'checkout-token': token, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+          payload: { checkoutId, submissionId: crypto.randomUUID(), card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'X' } },
+        });
+        return (await svc.db.knex('payment_attempts').where({ order_id: created.json().id }).first()).client_address;
+      };
+      // The proxy at 127.0.0.200 appends the address it saw; what the client put before it is not trusted.
+      expect(await submit('198.51.100.7, 127.0.0.10')).toBe('127.0.0.10');
+      expect(await submit('127.0.0.11')).toBe('127.0.0.11');
+      expect(await submit(undefined)).toBe('127.0.0.200');
+    } finally {
+      await app.close();
+      await svc.close();
+    }
+  });
+});

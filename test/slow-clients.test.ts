@@ -248,6 +248,23 @@ describe('slow clients', () => {
     for (const t of tricklers.filter((x) => x.kind === 'silent' || x.kind === 'h2-preface-trickle')) expect(t.received).toEqual([]);
   });
 
+  it('resets an h2c response the client never takes (no flow-control window), then closes the idle session', async () => {
+    const startedAt = Date.now();
+    const session = http2.connect(h.base, { settings: { initialWindowSize: 0 } });
+    opened.add(session);
+    const sessionClosed = new Promise<number>((resolve) => session.once('close', () => resolve(Date.now())));
+    session.on('error', () => undefined);
+    const stream = session.request({ ':method': 'POST', ':path': '/checkout.v1.CheckoutService/GetCheckout', 'content-type': 'application/json' });
+    stream.on('error', () => undefined);
+    stream.end('{"checkoutId":"nope"}');
+    const streamClosed = await new Promise<{ at: number; code: number }>((resolve) => stream.once('close', () => resolve({ at: Date.now(), code: stream.rstCode })));
+    expect(streamClosed.code).toBe(http2.constants.NGHTTP2_CANCEL);
+    expect(streamClosed.at - startedAt).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - CLOCK_SKEW_MS);
+    expect(streamClosed.at - startedAt).toBeLessThan(REQUEST_TIMEOUT_MS + MARGIN_MS);
+    const closedAt = await sessionClosed;
+    expect(closedAt - streamClosed.at).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + MARGIN_MS);
+  });
+
   it('does not cut a server stream (ListenEvents) that outlives every timeout, over HTTP/1.1 or h2c', async () => {
     const headers = { authorization: `Bearer ${h.sandbox.test_secret_key}` };
     const baseUrl = h.base;
@@ -360,6 +377,37 @@ describe('MAX_CONNECTIONS at start', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await db.drop();
       await deleteStream(stream.stream);
+    }
+  });
+});
+
+describe('shutdown', () => {
+  it('ends server streams and cuts stalled h2c sessions, so close() finishes while `checkout listen` clients are attached', { timeout: 120_000 }, async () => {
+    const h = await startHarness({ env: { ...LIMITS_ENV, HTTP_REQUEST_TIMEOUT_MS: '600000', HTTP_HEADERS_TIMEOUT_MS: '600000' } });
+    const headers = { authorization: `Bearer ${h.sandbox.test_secret_key}` };
+    const sessions = new Http2SessionManager(h.base);
+    try {
+      const clients = [
+        createClient(EventService, createConnectTransport({ baseUrl: h.base, httpVersion: '1.1' })),
+        createClient(EventService, createGrpcTransport({ baseUrl: h.base, sessionManager: sessions })),
+      ];
+      const iterators = clients.map((client) => client.listenEvents({}, { headers })[Symbol.asyncIterator]());
+      for (const iterator of iterators) expect((await iterator.next()).value?.signingSecret).toBe(h.sandbox.webhook_secret);
+      // A peer that will never take its answer: only the shutdown's deadline can end it.
+      const stalled = http2.connect(h.base, { settings: { initialWindowSize: 0 } });
+      opened.add(stalled);
+      stalled.on('error', () => undefined);
+      const stream = stalled.request({ ':method': 'POST', ':path': '/checkout.v1.CheckoutService/GetCheckout', 'content-type': 'application/json' });
+      stream.on('error', () => undefined);
+      stream.end('{"checkoutId":"nope"}');
+      await sleep(200);
+      const ends = iterators.map((iterator) => iterator.next().then((r) => r.done, () => true));
+      // Before the fix close() waited for the listeners for ever; it must now finish (within the 10 s grace, so a minute is plenty).
+      const closed = await Promise.race([h.close().then(() => 'closed'), sleep(60_000).then(() => 'still open')]);
+      expect(closed).toBe('closed');
+      expect(await Promise.all(ends)).toEqual([true, true]);
+    } finally {
+      sessions.abort();
     }
   });
 });
