@@ -180,3 +180,41 @@ describe('the client address behind a proxy (TRUST_PROXY)', () => {
     }
   });
 });
+
+describe('card-testing limits under concurrency', () => {
+  it.each([
+    ['one client address', { perClientAddress: 10, perMerchant: 0 }, (i: number) => `127.0.2.${0 * i + 1}`],
+    ['one merchant, many addresses', { perClientAddress: 0, perMerchant: 10 }, (i: number) => `127.0.3.${i + 1}`],
+  ])('%s: 30 declined cards at once are held to the limit, as one at a time would be', async (_what, limits, addressOf) => {
+    const svc = await startTestService({ velocity: { windowMs: 60_000, declineWeight: 4, ...limits } });
+    try {
+      const shop = await svc.sandbox('Burst shop');
+      const card = shop.test_cards.find((c) => c.behaviour === 'hard_decline')!;
+      const checkouts = [];
+      for (let i = 0; i < 30; i++) {
+        const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
+        const checkoutId = (created.json().id as string).slice(4);
+        const token = (await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } })).json().checkout.checkoutToken as string;
+        checkouts.push({ checkoutId, token });
+      }
+      const answers = await Promise.all(
+        checkouts.map(({ checkoutId, token }, i) =>
+          svc.app.inject({
+            method: 'POST',
+            url: '/checkout.v1.CheckoutService/SubmitCardPayment',
+            remoteAddress: addressOf(i),
+            headers: { 'content-type': 'application/json', 'checkout-token': token },
+            payload: { checkoutId, submissionId: crypto.randomUUID(), card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'X' } },
+          }),
+        ),
+      );
+      // Ten points, a decline scoring four: three submissions fit (1, 5, 9 points before each), exactly as in sequence.
+      expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(3);
+      expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(27);
+      const [row] = await svc.db.knex('payment_attempts').count<{ count: string }[]>('* as count');
+      expect(Number(row!.count)).toBe(3);
+    } finally {
+      await svc.close();
+    }
+  });
+});

@@ -10,8 +10,13 @@ export interface PaymentAttemptRepository {
   insert(attempt: PaymentAttempt): Promise<void>;
   /** Records how an attempt ended (or that it waits for authentication). */
   recordOutcome(attempt: PaymentAttempt): Promise<void>;
-  /** Customer submissions (retry legs not counted) created after since, and how many were declined. */
+  /**
+   * Customer submissions (retry legs not counted) created after since, and
+   * how many were declined; one still processing counts as declined until it ends.
+   */
   tally(scope: TallyScope, since: Date): Promise<AttemptTally>;
+  /** Makes other transactions that call this for the same scope wait until the current one ends. */
+  serialiseTally(scope: TallyScope): Promise<void>;
   /**
    * Locks up to limit attempts left processing since before.processing or
    * awaiting reversal since before.reversal (skipping rows another worker

@@ -101,7 +101,7 @@ export class PostgresPaymentAttemptRepository implements PaymentAttemptRepositor
   async tally(scope: TallyScope, since: Date): Promise<AttemptTally> {
     const row = await translateErrors(() => {
       const q = this.#db('payment_attempts')
-        .select(this.#db.raw('count(*)::int AS attempts'), this.#db.raw(`count(*) FILTER (WHERE status = 'failed' AND decline_code IS NOT NULL)::int AS declines`))
+        .select(this.#db.raw('count(*)::int AS attempts'), this.#db.raw(`count(*) FILTER (WHERE (status = 'failed' AND decline_code IS NOT NULL) OR status = 'processing')::int AS declines`))
         .where('created_at', '>', since)
         .andWhere({ retry: false });
       if ('clientAddress' in scope) q.andWhere({ client_address: scope.clientAddress });
@@ -109,6 +109,12 @@ export class PostgresPaymentAttemptRepository implements PaymentAttemptRepositor
       return q.first() as Promise<{ attempts: number; declines: number }>;
     });
     return { attempts: row.attempts, declines: row.declines };
+  }
+
+  async serialiseTally(scope: TallyScope): Promise<void> {
+    const key = 'clientAddress' in scope ? `velocity:address:${scope.clientAddress}` : `velocity:merchant:${scope.merchantId}:${scope.livemode}`;
+    // A transaction-scoped advisory lock: released by the commit that makes this reservation's attempt visible.
+    await translateErrors(() => this.#db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));
   }
 
   async claimUnsettled(before: { processing: Date; reversal: Date }, now: Date, limit: number): Promise<PaymentAttempt[]> {

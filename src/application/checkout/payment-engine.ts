@@ -12,7 +12,7 @@ import {
   type PaymentMethod,
 } from '../../domain/payment/payment-attempt.entity.ts';
 import { computeSettlement } from '../../domain/payment/settlement.ts';
-import { assertWithinVelocity, type VelocityLimits } from '../../domain/payment/velocity.ts';
+import { assertWithinVelocity, velocityScore, type AttemptTally, type VelocityLimits } from '../../domain/payment/velocity.ts';
 import { assertPayable, isDueToExpire, markExpired, markFailed, markPaid, noteReversal } from '../../domain/order/order-transitions.ts';
 import { orderIdOfCheckout, type Order } from '../../domain/order/order.entity.ts';
 import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
@@ -92,6 +92,13 @@ export interface PaymentEngine {
 }
 
 const SUBMISSION_ID = /^[\x21-\x7e]{1,100}$/;
+
+/**
+ * A merchant's submissions are serialised once fewer points than this remain
+ * in its window: more than the submissions one instance's connection pool can
+ * have in flight at once, at a decline's weight, could spend.
+ */
+export const MERCHANT_LOCK_MARGIN = 200;
 
 /** A reversal the engine itself just left pending is retried by the sweep only after this long. */
 export const REVERSAL_RETRY_MS = 30_000;
@@ -358,15 +365,35 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     }
   }
 
-  /** Refuses a submission beyond the card-testing limits of its client address or its merchant. */
+  /**
+   * Refuses a submission beyond the card-testing limits of its client address
+   * or its merchant. Concurrent submissions must not all read the same count:
+   * those of one address are serialised (a lock per address, held to the end
+   * of the reservation, so each sees the attempts committed before it), and
+   * those of one merchant once fewer than MERCHANT_LOCK_MARGIN points remain
+   * (below that, the submissions in flight at once cannot overrun the limit).
+   * An attempt still processing counts as a decline until it ends.
+   */
   async function checkVelocity(tx: TransactionScope, order: Order, client: PaymentClient): Promise<void> {
-    const { perClientAddress, perMerchant, windowMs } = deps.velocity;
+    const { perClientAddress, perMerchant, windowMs, declineWeight } = deps.velocity;
     if (perClientAddress <= 0 && perMerchant <= 0) return;
     const since = new Date(deps.clock.now().getTime() - windowMs);
-    assertWithinVelocity(deps.velocity, {
-      clientAddress: perClientAddress > 0 && client.address ? await tx.attempts.tally({ clientAddress: client.address }, since) : undefined,
-      merchant: perMerchant > 0 ? await tx.attempts.tally({ merchantId: order.merchantId, livemode: order.livemode }, since) : { attempts: 0, declines: 0 },
-    });
+    let clientAddress: AttemptTally | undefined;
+    if (perClientAddress > 0 && client.address) {
+      const scope = { clientAddress: client.address };
+      await tx.attempts.serialiseTally(scope);
+      clientAddress = await tx.attempts.tally(scope, since);
+    }
+    let merchant: AttemptTally = { attempts: 0, declines: 0 };
+    if (perMerchant > 0) {
+      const scope = { merchantId: order.merchantId, livemode: order.livemode };
+      merchant = await tx.attempts.tally(scope, since);
+      if (perMerchant - velocityScore(merchant, declineWeight) <= MERCHANT_LOCK_MARGIN) {
+        await tx.attempts.serialiseTally(scope);
+        merchant = await tx.attempts.tally(scope, since);
+      }
+    }
+    assertWithinVelocity(deps.velocity, { clientAddress, merchant });
   }
 
   return {
