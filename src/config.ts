@@ -32,6 +32,8 @@ export interface Config {
    * delivery falls due again after this (must exceed the timeout).
    */
   readonly webhookLeaseMs: number;
+  /** Webhook deliveries in flight at once per dispatcher: in all, to one endpoint, to one merchant's endpoints. */
+  readonly webhookConcurrency: { readonly total: number; readonly perEndpoint: number; readonly perMerchant: number };
   /** Limits that keep slow or idle clients from holding connections (see gateway/listen.ts). */
   readonly connectionLimits: ConnectionLimits;
   /**
@@ -110,6 +112,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 40_000, 200, 600_000),
+    webhookConcurrency: {
+      total: integer(env, 'WEBHOOK_CONCURRENCY', 128, 1, 10_000),
+      perEndpoint: integer(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 8, 1, 10_000),
+      perMerchant: integer(env, 'WEBHOOK_CONCURRENCY_PER_MERCHANT', 32, 1, 10_000),
+    },
     connectionLimits: {
       headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.headersTimeoutMs, 100, 600_000),
       requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', DEFAULT_CONNECTION_LIMITS.requestTimeoutMs, 100, 3_600_000),
@@ -126,6 +133,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
   };
+  const webhooks = config.webhookConcurrency;
+  if (webhooks.perEndpoint > webhooks.perMerchant || webhooks.perMerchant > webhooks.total) {
+    throw new ConfigError(
+      `Webhook concurrency must satisfy WEBHOOK_CONCURRENCY_PER_ENDPOINT (${webhooks.perEndpoint}) <= WEBHOOK_CONCURRENCY_PER_MERCHANT (${webhooks.perMerchant}) <= WEBHOOK_CONCURRENCY (${webhooks.total}).`,
+    );
+  }
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);
   }

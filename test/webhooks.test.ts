@@ -479,6 +479,43 @@ describe('isolation', () => {
   );
 });
 
+describe('isolation between merchants', () => {
+  // A dispatcher with 16 slots, 8 per endpoint and 8 per merchant, whose sender waits a minute for an answer:
+  // merchant A's two hanging endpoints could hold all 16 slots, and B's deliveries could then only go out once
+  // A's requests time out, a minute each. With the per-merchant cap, A holds 8 and B's go out meanwhile.
+  let iso: Harness;
+  beforeAll(async () => {
+    iso = await startHarness({
+      env: { WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_LEASE_MS: '120000', WEBHOOK_CONCURRENCY: '16', WEBHOOK_CONCURRENCY_PER_ENDPOINT: '8', WEBHOOK_CONCURRENCY_PER_MERCHANT: '8' },
+    });
+  });
+  afterAll(async () => {
+    await iso?.close();
+  });
+
+  test("one merchant's hanging endpoints cannot take every slot from another merchant", async () => {
+    const a = await iso.merchant();
+    const b = await iso.merchant();
+    const hanging = await receiver(() => 'hang');
+    const fast = await receiver();
+    const aEndpoints = [
+      await createEndpoint(iso.base, a.test_secret_key, hanging.url('/a1'), ['order.created']),
+      await createEndpoint(iso.base, a.test_secret_key, hanging.url('/a2'), ['order.created']),
+    ];
+    for (const endpoint of aEndpoints) cleanups.push(() => api(iso.base, a.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${endpoint.id}`));
+    await createEndpoint(iso.base, b.test_secret_key, fast.url(), ['order.created']);
+
+    await pool(20, 10, (i) => createOrder(iso.base, a.test_secret_key, { reference: `A-${i}` }));
+    await waitFor("A's endpoints to hold requests", () => hanging.requests.length, (n) => n >= 8, 30_000);
+    const orders = await pool(10, 5, (i) => createOrder(iso.base, b.test_secret_key, { reference: `B-${i}` }));
+    await waitFor("B to receive its 10 events while A's requests hang", () => fast.acceptedIds().size, (n) => n === 10, 45_000);
+    expect(new Set(fast.requests.map((r) => r.body.data.reference))).toEqual(new Set(orders.map((o) => o.reference)));
+    // A never had more requests open than its merchant's share, though its two endpoints could take 16.
+    expect(hanging.maxOpen).toBeLessThanOrEqual(8);
+    expect(hanging.requests.every((req) => req.answered === undefined)).toBe(true);
+  }, 120_000);
+});
+
 describe('event log API', () => {
   test('GET /v1/events filters by type, order_id and reference, newest first, with cursor pagination; other merchants and modes get 404', async () => {
     const shop = await h.merchant();

@@ -6,6 +6,8 @@ export interface ClaimedDelivery {
   readonly id: string;
   readonly eventId: string;
   readonly endpointId: string;
+  /** The merchant the endpoint belongs to (deliveries in flight are capped per merchant too). */
+  readonly merchantId: string;
   readonly url: string;
   readonly livemode: boolean;
   readonly body: string;
@@ -61,6 +63,10 @@ export interface WebhookDeliveryQueue {
     perEndpoint: number;
     excludeEndpoints: readonly string[];
     inFlight?: Readonly<Record<string, number>>;
+    /** Most deliveries of one merchant in flight at once, with those already in flight per merchant. */
+    perMerchant?: number;
+    merchantInFlight?: Readonly<Record<string, number>>;
+    excludeMerchants?: readonly string[];
     leaseMs: number;
     now: Date;
   }): Promise<ClaimedDelivery[]>;
@@ -76,5 +82,5 @@ export interface WebhookDeliveryQueue {
    * The earliest time a pending delivery that claimDue could lease falls due
    * (its endpoint enabled, not deleted and not excluded), if any.
    */
-  nextDueAt(excludeEndpoints?: readonly string[]): Promise<Date | undefined>;
+  nextDueAt(excludeEndpoints?: readonly string[], excludeMerchants?: readonly string[]): Promise<Date | undefined>;
 }

@@ -45,6 +45,9 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     perEndpoint: number;
     excludeEndpoints: readonly string[];
     inFlight?: Readonly<Record<string, number>>;
+    perMerchant?: number;
+    merchantInFlight?: Readonly<Record<string, number>>;
+    excludeMerchants?: readonly string[];
     leaseMs: number;
     now: Date;
   }): Promise<ClaimedDelivery[]> {
@@ -54,23 +57,29 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
       this.#knex.raw(
         // Per endpoint, at most its cap minus what is already in flight, read from the
         // (endpoint_id, next_attempt_at) index: a backlog of one endpoint is never scanned whole,
-        // and it cannot crowd out the due deliveries of the others.
-        `WITH picked AS (
-           SELECT d.id FROM webhook_endpoints e
+        // and it cannot crowd out the due deliveries of the others. Per merchant likewise, so one
+        // merchant's many slow endpoints cannot take every slot from the other merchants.
+        `WITH candidates AS (
+           SELECT d.id, d.next_attempt_at, e.merchant_id FROM webhook_endpoints e
            CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
              WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
              ORDER BY d.next_attempt_at, d.id
              LIMIT GREATEST(0, ? - COALESCE((?::jsonb ->> e.id)::int, 0))
            ) d
-           WHERE ${DELIVERABLE} AND NOT (e.id = ANY(string_to_array(?, ',')))
-           ORDER BY d.next_attempt_at, d.id
+           WHERE ${DELIVERABLE} AND NOT (e.id = ANY(string_to_array(?, ','))) AND NOT (e.merchant_id = ANY(string_to_array(?, ',')))
+         ), picked AS (
+           SELECT id FROM (
+             SELECT id, next_attempt_at, merchant_id, row_number() OVER (PARTITION BY merchant_id ORDER BY next_attempt_at, id) AS n FROM candidates
+           ) ranked
+           WHERE n <= GREATEST(0, ? - COALESCE((?::jsonb ->> merchant_id)::int, 0))
+           ORDER BY next_attempt_at, id
            LIMIT ?
          )
          UPDATE webhook_deliveries d SET next_attempt_at = ?, updated_at = ?
          FROM picked, webhook_endpoints e
          WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= ? AND e.id = d.endpoint_id
-         RETURNING d.id, d.event_id, d.endpoint_id, d.livemode, d.body, d.attempt_count, d.created_at, e.url,
+         RETURNING d.id, d.event_id, d.endpoint_id, d.merchant_id, d.livemode, d.body, d.attempt_count, d.created_at, e.url,
            ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
                  WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?)
                  ORDER BY s.id DESC) AS secrets`,
@@ -79,6 +88,9 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
           options.perEndpoint,
           JSON.stringify(options.inFlight ?? {}),
           options.excludeEndpoints.join(','),
+          (options.excludeMerchants ?? []).join(','),
+          options.perMerchant ?? options.limit,
+          JSON.stringify(options.merchantInFlight ?? {}),
           options.limit,
           leaseUntil,
           options.now,
@@ -91,6 +103,7 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
       id: String(r.id),
       eventId: r.event_id as string,
       endpointId: r.endpoint_id as string,
+      merchantId: r.merchant_id as string,
       url: r.url as string,
       livemode: r.livemode as boolean,
       body: r.body as string,
@@ -196,16 +209,16 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     }));
   }
 
-  async nextDueAt(excludeEndpoints: readonly string[] = []): Promise<Date | undefined> {
+  async nextDueAt(excludeEndpoints: readonly string[] = [], excludeMerchants: readonly string[] = []): Promise<Date | undefined> {
     // Only what claimDue could take: a due delivery of a disabled or excluded (busy) endpoint
     // would otherwise make the sender loop poll without pause.
     const result = await translateErrors(() =>
       this.#knex.raw(
         `SELECT d.next_attempt_at FROM webhook_deliveries d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id AND ${DELIVERABLE}
-         WHERE d.status = 'pending' AND NOT (d.endpoint_id = ANY(string_to_array(?, ',')))
+         WHERE d.status = 'pending' AND NOT (d.endpoint_id = ANY(string_to_array(?, ','))) AND NOT (d.merchant_id = ANY(string_to_array(?, ',')))
          ORDER BY d.next_attempt_at LIMIT 1`,
-        [excludeEndpoints.join(',')],
+        [excludeEndpoints.join(','), excludeMerchants.join(',')],
       ),
     );
     return (result.rows[0]?.next_attempt_at as Date | undefined) ?? undefined;

@@ -17,6 +17,8 @@ export interface WebhookDispatcherOptions {
   readonly concurrency: number;
   /** Deliveries in flight at once to one endpoint, so one slow endpoint cannot take every slot. */
   readonly perEndpoint: number;
+  /** Deliveries in flight at once to one merchant's endpoints, so one merchant's slow endpoints cannot starve the others. */
+  readonly perMerchant: number;
   readonly timeoutMs: number;
   /** How long a taken delivery stays ours; after it, another dispatcher may take it (a crash never loses it). */
   readonly leaseMs: number;
@@ -70,6 +72,7 @@ export interface WebhookDispatcher {
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const random = options.random ?? Math.random;
   const inflight = new Map<string, number>();
+  const merchantInflight = new Map<string, number>();
   const running = new Set<Promise<void>>();
   const stats = { delivered: 0, failedAttempts: 0 };
   let total = 0;
@@ -119,16 +122,22 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     else stats.failedAttempts += 1;
   }
 
+  const count = (map: Map<string, number>, key: string, by: number) => {
+    const n = (map.get(key) ?? 0) + by;
+    if (n <= 0) map.delete(key);
+    else map.set(key, n);
+  };
+
   function launch(delivery: ClaimedDelivery): void {
     total += 1;
-    inflight.set(delivery.endpointId, (inflight.get(delivery.endpointId) ?? 0) + 1);
+    count(inflight, delivery.endpointId, 1);
+    count(merchantInflight, delivery.merchantId, 1);
     const task = deliver(delivery)
       .catch(options.onError) // the lease expires and the delivery falls due again
       .finally(() => {
         total -= 1;
-        const left = (inflight.get(delivery.endpointId) ?? 1) - 1;
-        if (left === 0) inflight.delete(delivery.endpointId);
-        else inflight.set(delivery.endpointId, left);
+        count(inflight, delivery.endpointId, -1);
+        count(merchantInflight, delivery.merchantId, -1);
         running.delete(task);
         nudge();
       });
@@ -192,6 +201,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   const busyEndpoints = () => [...inflight].filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+  const busyMerchants = () => [...merchantInflight].filter(([, n]) => n >= options.perMerchant).map(([id]) => id);
 
   async function senderLoop(): Promise<void> {
     let failures = 0;
@@ -202,14 +212,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           perEndpoint: options.perEndpoint,
           excludeEndpoints: busyEndpoints(),
           inFlight: Object.fromEntries(inflight),
+          perMerchant: options.perMerchant,
+          merchantInFlight: Object.fromEntries(merchantInflight),
+          excludeMerchants: busyMerchants(),
           leaseMs: options.leaseMs,
           now: options.clock.now(),
         });
         failures = 0;
         for (const delivery of claimed) launch(delivery);
         if (claimed.length === 0 || total >= options.concurrency) {
-          // A busy endpoint's due deliveries do not count: one settling wakes the loop (nudge).
-          const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt(busyEndpoints());
+          // A busy endpoint's or merchant's due deliveries do not count: one settling wakes the loop (nudge).
+          const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt(busyEndpoints(), busyMerchants());
           const untilDue = due ? Math.max(0, due.getTime() - options.clock.now().getTime()) : options.pollMs;
           await sleep(Math.min(options.pollMs, untilDue));
         }
