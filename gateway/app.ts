@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { ConnectError, createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
@@ -50,6 +50,15 @@ const PARSE_ERRORS: Readonly<Record<string, { status: number; code: string; mess
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON.' },
 };
 
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Builds the public HTTP gateway: the /v1 REST API (each route a call to the
  * core over an in-process Connect transport), the Connect mount (Connect,
@@ -64,7 +73,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
     genReqId: newRequestId,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long path ids reach the routes (and the core's id check, or the checkout's HTML 404) instead of the router's own error.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Requests that never reach a route (parser errors, timeouts, undecodable paths) get the documented error body too.
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
@@ -76,11 +86,15 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     reply.header('Request-Id', req.id);
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    const parse = typeof (err as { code?: unknown }).code === 'string' ? PARSE_ERRORS[(err as { code: string }).code] : undefined;
+  app.setErrorHandler((err: Error & { code?: unknown; statusCode?: number }, req, reply) => {
+    const parse = typeof err.code === 'string' ? PARSE_ERRORS[err.code] : undefined;
+    // Fastify's own 4xx (an upload the client aborted, say) is the request's fault: answered as such, not logged as ours.
+    const clientFault = !parse && !(err instanceof RestError) && !(err instanceof ConnectError) && typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500;
     const mapped = parse
       ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
-      : toRestError(err, req.id);
+      : clientFault
+        ? toRestError(new RestError(err.statusCode!, 'invalid_request_error', 'request_invalid', `The request could not be read: ${err.message}`), req.id)
+        : toRestError(err, req.id);
     if (mapped.status >= 500) req.log.error({ err }, 'request failed');
     return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
   });
@@ -114,7 +128,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const defaultJson = rest.getDefaultJsonParser('error', 'error');
     rest.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
       if (body === '') return done(null, undefined);
-      defaultJson(req, body as string, done);
+      defaultJson(req, body as string, (err, value) => {
+        // Fastify's parser refuses a prototype key as "invalid JSON"; say what it is when the JSON itself is fine.
+        if (err && parsesAsJson(body as string)) {
+          return done(new RestError(400, 'invalid_request_error', 'invalid_json', 'The body is valid JSON but has a "__proto__" or "constructor.prototype" key, which is refused.'), undefined);
+        }
+        done(err, value);
+      });
     });
     returnCoreHeaders(rest);
     registerOrderRoutes(rest, createClient(OrderService, transport));

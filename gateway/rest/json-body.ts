@@ -30,7 +30,7 @@ export function requiredInteger(obj: Record<string, unknown>, key: string, param
   const value = obj[key];
   if (value === undefined || value === null) throw invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw invalidParam('parameter_invalid_integer', param, `${param} must be an integer number of minor units: ${JSON.stringify(value)} is not; ${minorUnitExample(value, currency)}.`);
+    throw invalidParam('parameter_invalid_integer', param, `${param} must be an integer number of minor units: ${typeof value === 'number' ? String(value) : JSON.stringify(value)} is not; ${minorUnitExample(value, currency)}.`);
   }
   if (!Number.isSafeInteger(value)) {
     throw invalidParam('amount_too_large', param, `${param} is above 2^53-1 and cannot be represented exactly in JSON.`);

@@ -16,6 +16,17 @@ function stringArray(obj: Record<string, unknown>, key: string): string[] | unde
   return value as string[];
 }
 
+/**
+ * enabled_events of a create: absent means every event. An empty list is
+ * refused here because Protobuf cannot tell it from an absent one.
+ * @throws RestError enabled_events_invalid
+ */
+function subscription(obj: Record<string, unknown>): string[] | undefined {
+  const events = stringArray(obj, 'enabled_events');
+  if (events?.length === 0) throw invalidParam('enabled_events_invalid', 'enabled_events', 'enabled_events needs at least one event type, or "*" for all; leave it out to subscribe to every event.');
+  return events;
+}
+
 function optionalBoolean(obj: Record<string, unknown>, key: string): boolean | undefined {
   const value = obj[key];
   if (value === undefined || value === null) return undefined;
@@ -39,7 +50,7 @@ export function registerWebhookRoutes(app: FastifyInstance, endpoints: Client<ty
     const body = jsonObject(req.body, 'body', 'The request body must be a JSON object, e.g. {"url": "https://shop.example/webhooks", "enabled_events": ["*"]}.');
     rejectUnknown(body, CREATE_FIELDS, '');
     const res = await endpoints.createWebhookEndpoint(
-      { url: requiredString(body, 'url', 'url'), enabledEvents: stringArray(body, 'enabled_events') ?? ['*'], description: optionalString(body, 'description', 'description') ?? '' },
+      { url: requiredString(body, 'url', 'url'), enabledEvents: subscription(body) ?? ['*'], description: optionalString(body, 'description', 'description') ?? '' },
       coreCall(req),
     );
     return reply.code(201).send({ ...endpointJson(res.endpoint!), secret: res.secret });

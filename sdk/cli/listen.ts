@@ -16,7 +16,8 @@ export const LISTEN_USAGE = `Usage:
 Options:
   --forward-to URL   where to POST each event, e.g. http://localhost:4000/webhooks
   --api-key KEY      your test secret key (default: $CHECKOUT_API_KEY); live keys are refused
-  --api-base URL     the service's API base (default: $CHECKOUT_API_BASE or http://localhost:3000)`;
+  --api-base URL     the service's API base (default: $CHECKOUT_API_BASE, else $PUBLIC_URL, else
+                     http://localhost:$PORT, else http://localhost:3000)`;
 
 /** Where `runListen` writes and what it reads; the process's own by default. */
 export interface ListenIo {
@@ -76,7 +77,8 @@ export async function runListen(args: string[], io: Partial<ListenIo> = {}): Pro
   if (!forwardTo) {
     return usageError(values['forward-to'] === undefined ? 'needs --forward-to URL, e.g. --forward-to http://localhost:4000/webhooks' : `--forward-to must be an http(s) URL; got "${values['forward-to']}".`);
   }
-  const apiBaseText = values['api-base'] ?? env.CHECKOUT_API_BASE ?? DEFAULT_API_BASE;
+  // Beside a service started in the same shell, its own PUBLIC_URL or PORT says where it is.
+  const apiBaseText = values['api-base'] ?? env.CHECKOUT_API_BASE ?? env.PUBLIC_URL ?? (env.PORT ? `http://localhost:${env.PORT}` : DEFAULT_API_BASE);
   const apiBase = httpUrl(apiBaseText);
   if (!apiBase) return usageError(`the API base must be an http(s) URL; got "${apiBaseText}".`);
 
@@ -171,7 +173,9 @@ async function forwardEvent(message: ListenEventsResponse, secret: string, forwa
       headers: {
         'content-type': 'application/json',
         [SIGNATURE_HEADER.toLowerCase()]: signatureHeaderValue(body, [secret], Math.floor(Date.now() / 1000)),
-        'user-agent': 'checkout-cli-listen',
+        // As a real delivery carries them, so a receiver tested with listen behaves the same in production.
+        'checkout-event-id': id,
+        'user-agent': 'HostedCheckout-Webhooks/1.0 (checkout listen)',
       },
       // A redirect is the local server's answer; following it would POST elsewhere.
       redirect: 'manual',

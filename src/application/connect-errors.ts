@@ -51,6 +51,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'webhook.url_invalid': invalidRequest('url_invalid'),
   'webhook.url_forbidden': invalidRequest('url_forbidden'),
   'webhook.events_invalid': invalidRequest('enabled_events_invalid'),
+  'webhook.default_endpoint': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'default_endpoint_protected' },
   'webhook.endpoint_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'webhook.overlap_invalid': invalidRequest('overlap_invalid'),
   // The request is well formed; the merchant's state refuses it, and retrying will not help (so 422, not 429).

@@ -107,6 +107,13 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       }),
     deleteWebhookEndpoint: (req, ctx) =>
       keyed(ctx, 'webhook_endpoints.delete', DeleteWebhookEndpointRequestSchema, req, DeleteWebhookEndpointResponseSchema, async (scope) => {
+        if ((await found(scope, req.id)).isDefault) {
+          throw new DomainError(
+            'webhook.default_endpoint',
+            'The default endpoint holds the signing secret of the sandbox and of checkout listen, so it cannot be deleted; disable it instead (PATCH with {"disabled": true}) or clear nothing and leave it without a URL.',
+            'id',
+          );
+        }
         if (!(await deps.endpoints.delete(scope, req.id))) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
         return create(DeleteWebhookEndpointResponseSchema, { id: req.id });
       }),

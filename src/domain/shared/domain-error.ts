@@ -35,6 +35,7 @@ export type DomainErrorCode =
   | 'webhook.url_forbidden'
   | 'webhook.events_invalid'
   | 'webhook.endpoint_not_found'
+  | 'webhook.default_endpoint'
   | 'webhook.overlap_invalid'
   | 'webhook.endpoint_limit_reached'
   | 'event.not_found'
