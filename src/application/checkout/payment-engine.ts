@@ -12,7 +12,7 @@ import {
   type PaymentMethod,
 } from '../../domain/payment/payment-attempt.entity.ts';
 import { computeSettlement } from '../../domain/payment/settlement.ts';
-import { assertWithinVelocity, velocityScore, type AttemptTally, type VelocityLimits } from '../../domain/payment/velocity.ts';
+import { assertWithinVelocity, velocityAddress, velocityScore, type AttemptTally, type VelocityLimits } from '../../domain/payment/velocity.ts';
 import { assertPayable, isDueToExpire, markExpired, markFailed, markPaid, noteReversal } from '../../domain/order/order-transitions.ts';
 import { orderIdOfCheckout, type Order } from '../../domain/order/order.entity.ts';
 import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
@@ -380,7 +380,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     const since = new Date(deps.clock.now().getTime() - windowMs);
     let clientAddress: AttemptTally | undefined;
     if (perClientAddress > 0 && client.address) {
-      const scope = { clientAddress: client.address };
+      const scope = { clientAddress: velocityAddress(client.address) };
       await tx.attempts.serialiseTally(scope);
       clientAddress = await tx.attempts.tally(scope, since);
     }
@@ -462,7 +462,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
           processorRef: null,
           cancellationReason: null,
           challengeTestCode: null,
-          clientAddress: client.address ?? null,
+          clientAddress: client.address ? velocityAddress(client.address) : null,
           createdAt: now,
           updatedAt: now,
         };

@@ -41,7 +41,7 @@ export interface PaymentAttempt {
   readonly cancellationReason: CancellationReason | null;
   /** Test mode: the code the simulated issuer's challenge accepts, shown (translated) on the page. */
   readonly challengeTestCode: string | null;
-  /** The customer's network address as the gateway saw it; null for server-side payments. */
+  /** The customer's network address as counted for card-testing limits (an IPv6 address by its /64); null for server-side payments. */
   readonly clientAddress: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertWithinVelocity, velocityScore, type VelocityLimits } from './velocity.ts';
+import { assertWithinVelocity, velocityAddress, velocityScore, type VelocityLimits } from './velocity.ts';
 
 const limits: VelocityLimits = { windowMs: 600_000, perClientAddress: 10, perMerchant: 100, declineWeight: 4 };
 const tally = (attempts: number, declines: number) => ({ attempts, declines });
@@ -26,5 +26,21 @@ describe('velocity limits', () => {
   it('switches a scope off with a limit of 0', () => {
     const off = { ...limits, perClientAddress: 0, perMerchant: 0 };
     expect(() => assertWithinVelocity(off, { clientAddress: tally(1000, 1000), merchant: tally(1000, 1000) })).not.toThrow();
+  });
+});
+
+describe('velocityAddress', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:0:0:0:9', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['not an address', 'not an address'],
+  ])('%s is counted as %s', (address, scope) => {
+    expect(velocityAddress(address)).toBe(scope);
   });
 });

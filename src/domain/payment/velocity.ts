@@ -41,3 +41,21 @@ export function assertWithinVelocity(limits: VelocityLimits, tallies: { readonly
     throw new DomainError('checkout.velocity_limited', `Too many payment attempts in a short time. Wait up to ${minutes} minutes and try again.`);
   }
 }
+
+/**
+ * The scope a client address is counted under: an IPv4 address as it is
+ * (IPv4-mapped IPv6 included), an IPv6 address by its /64 network, the
+ * smallest block one subscriber is given, so that rotating through one's own
+ * addresses does not reset the count. Anything else is kept as given.
+ */
+export function velocityAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') && tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  if (groups.length !== 8 || groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return address;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
