@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/gen/'] },
+  { ignores: ['node_modules/', 'src/gen/', 'sdk/gen/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -37,6 +37,36 @@ export default tseslint.config(
           patterns: [
             { group: ['**/adapters/**', '**/gateway/**'], message: 'Use cases depend on ports, not adapters.' },
             { group: ['knex', 'pg', 'nats', 'fastify', 'fastify/*'], message: 'Use cases depend on ports, not infrastructure libraries.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The gateway holds HTTP only: it reaches the core through its Connect routes and use-case types, never an adapter.
+    files: ['gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src/adapters/**', '**/src/composition/**'], message: 'The gateway holds HTTP only; wiring adapters is the composition root\'s (src/composition/).' },
+            { group: ['knex', 'pg', 'nats'], message: 'The gateway holds HTTP only: no database or broker clients.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The SDK is published on its own: it speaks to the service only through the contracts (its own sdk/gen) and the API.
+    files: ['sdk/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src/**', '**/gateway/**', '**/bin/**', '**/test/**'], message: 'The SDK must build without the server\'s code: use sdk/gen and the API.' },
+            { group: ['knex', 'pg', 'nats', 'fastify', 'fastify/*'], message: 'The SDK has no server dependencies.' },
           ],
         },
       ],

@@ -3,15 +3,18 @@
 // `checkout keys create --merchant mer_… --mode live`.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
-import { createCore, type Core } from '../src/core.ts';
+import { createCore, type Core } from '../src/composition/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
-import { ensureDatabase, redactUrl, startDispatcherOnly, startService, StartupError, type RunningService } from '../gateway/server.ts';
+import { startService, startWorkerProcess, type RunningService } from '../src/composition/service.ts';
+import { migrateDatabase, openDatabase, redactUrl, StartupError } from '../src/composition/startup.ts';
+import { parseWorkerNames, WORKER_NAMES, WORKER_ROLES, type WorkerName } from '../src/composition/worker-names.ts';
 
 const USAGE = `Usage:
-  checkout serve                                   start the service (migrates first)
-  checkout dispatch                                run only the webhook dispatcher (serve runs one too
-                                                   unless RUN_DISPATCHER=false)
+  checkout serve                                   start the service (migrates first): the API and the
+                                                   workers SERVE_WORKERS names (all by default)
+  checkout worker --only NAME[,NAME…]              run some workers in a process of their own:
+${WORKER_NAMES.map((name) => `                                                     ${name.padEnd(11)}${WORKER_ROLES[name]}`).join('\n')}
+  checkout dispatch                                the same as: checkout worker --only dispatcher
   checkout migrate                                 run database migrations
   checkout sandbox create --name NAME [--settlement-currency EUR]
                                                    create a sandbox merchant and print its test and live
@@ -27,14 +30,24 @@ Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_U
 /** Runs an operator command against the core over the configured database, migrated first. */
 async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>): Promise<T> {
   const { databaseUrl, publicUrl, checkoutUrl } = loadConfig();
-  await ensureDatabase(databaseUrl);
-  const knex = createDatabase({ url: databaseUrl });
+  const knex = await openDatabase(databaseUrl, 2);
   try {
-    await migrateLatest(knex);
     return await work(createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), databaseUrl);
   } finally {
     await knex.destroy();
   }
+}
+
+/** Runs workers in this process until SIGINT or SIGTERM. */
+async function runWorkers(names: readonly WorkerName[]): Promise<number> {
+  const workers = await startWorkerProcess(loadConfig(), names, (line) => process.stdout.write(`${line}\n`));
+  const stop = async () => {
+    await workers.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return -1;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -67,26 +80,26 @@ async function main(argv: string[]): Promise<number> {
       if (stopping) await stop();
       return -1;
     }
-    case 'dispatch': {
-      const dispatcher = await startDispatcherOnly(config(), (line) => process.stdout.write(`${line}\n`));
-      const stop = async () => {
-        await dispatcher.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      return -1;
+    case 'dispatch':
+      return runWorkers(['dispatcher']);
+    case 'worker': {
+      const { values } = parseArgs({ args: argv.slice(1), options: { only: { type: 'string' } } });
+      if (!values.only) {
+        process.stderr.write(`worker needs --only with one or more of: ${WORKER_NAMES.join(', ')} (or all)\n`);
+        return 2;
+      }
+      let names: WorkerName[];
+      try {
+        names = parseWorkerNames(values.only);
+      } catch (err) {
+        process.stderr.write(`checkout: ${(err as Error).message}\n`);
+        return 2;
+      }
+      return runWorkers(names);
     }
     case 'migrate': {
-      const { databaseUrl } = config();
-      await ensureDatabase(databaseUrl);
-      const knex = createDatabase({ url: databaseUrl });
-      try {
-        const applied = await migrateLatest(knex);
-        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
-      } finally {
-        await knex.destroy();
-      }
+      const applied = await migrateDatabase(config().databaseUrl);
+      process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
       return 0;
     }
     case 'sandbox': {

@@ -1,4 +1,4 @@
-// Fails when src/gen is not what `buf generate` makes of proto/, and runs
+// Fails when src/gen or sdk/gen is not what `buf generate` makes of proto/, and runs
 // `buf breaking` against main once main has contracts.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -19,16 +19,18 @@ const out = mkdtempSync(path.join(tmpdir(), 'checkout-gen-'));
 let failed = false;
 try {
   execFileSync(buf, ['generate', '--output', out], { cwd: root, stdio: 'inherit' });
-  const fresh = path.join(out, 'src', 'gen');
-  const committed = path.join(root, 'src', 'gen');
-  const want = files(fresh).sort();
-  const have = files(committed).sort();
-  const stale = [...new Set([...want, ...have])].filter(
-    (file) => !want.includes(file) || !have.includes(file) || !readFileSync(path.join(fresh, file)).equals(readFileSync(path.join(committed, file))),
-  );
-  if (stale.length > 0) {
-    failed = true;
-    console.error(`src/gen is stale; run \`npm run generate\` and commit. Differs: ${stale.join(', ')}`);
+  for (const dir of [path.join('src', 'gen'), path.join('sdk', 'gen')]) {
+    const fresh = path.join(out, dir);
+    const committed = path.join(root, dir);
+    const want = files(fresh).sort();
+    const have = files(committed).sort();
+    const stale = [...new Set([...want, ...have])].filter(
+      (file) => !want.includes(file) || !have.includes(file) || !readFileSync(path.join(fresh, file)).equals(readFileSync(path.join(committed, file))),
+    );
+    if (stale.length > 0) {
+      failed = true;
+      console.error(`${dir} is stale; run \`npm run generate\` and commit. Differs: ${stale.join(', ')}`);
+    }
   }
 } finally {
   rmSync(out, { recursive: true, force: true });

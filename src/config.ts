@@ -1,3 +1,4 @@
+import { parseWorkerNames, type WorkerName } from './composition/worker-names.ts';
 /** Settings of the service, read from the environment with local defaults. */
 export interface Config {
   /** Postgres connection string. */
@@ -22,6 +23,8 @@ export interface Config {
   readonly logLevel: string;
   /** Whether `serve` also runs the webhook dispatcher (run it apart with `checkout dispatch`). */
   readonly runDispatcher: boolean;
+  /** The workers `serve` runs beside the API (SERVE_WORKERS: a comma list, `all` or `none`). */
+  readonly serveWorkers: readonly WorkerName[];
   /** How long a webhook endpoint may take to answer. */
   readonly webhookTimeoutMs: number;
   /** First webhook retry delay; later ones double up to webhookRetryCapMs. */
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsSubjectPrefix: name(env, 'NATS_SUBJECT_PREFIX', 'checkout.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
     logLevel: name(env, 'LOG_LEVEL', 'info', /^[a-z]+$/, LOG_LEVELS),
     runDispatcher: bool(env, 'RUN_DISPATCHER', true),
+    serveWorkers: serveWorkers(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryCapMs: integer(env, 'WEBHOOK_RETRY_CAP_MS', 6 * 3_600_000, 10, 24 * 3_600_000),
@@ -167,6 +171,17 @@ function url(env: NodeJS.ProcessEnv, key: string, fallback: string, protocols = 
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${key} must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
   return raw.replace(/\/+$/, '');
+}
+
+/** SERVE_WORKERS: which workers `serve` runs beside the API. */
+function serveWorkers(env: NodeJS.ProcessEnv): WorkerName[] {
+  const raw = env.SERVE_WORKERS?.trim() || 'all';
+  if (raw === 'none') return [];
+  try {
+    return parseWorkerNames(raw);
+  } catch (err) {
+    throw new ConfigError(`SERVE_WORKERS has an invalid value "${raw}": ${(err as Error).message}`);
+  }
 }
 
 function bool(env: NodeJS.ProcessEnv, key: string, fallback: boolean): boolean {

@@ -5,7 +5,7 @@ import http2 from 'node:http2';
 import type { AddressInfo, Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../src/core.ts';
+import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { listenH1AndH2c } from '../gateway/listen.ts';
 import { createTestDatabase, rowCounts, type TestDatabase } from './support/database.ts';

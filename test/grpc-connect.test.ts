@@ -10,7 +10,7 @@ import { Code, ConnectError, createClient, type Client, type Transport } from '@
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../src/core.ts';
+import { createCore } from '../src/composition/core.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { listenH1AndH2c } from '../gateway/listen.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../src/core.ts';
+import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { hashApiKey } from '../src/adapters/postgres/postgres-merchant-repository.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';

@@ -1,7 +1,7 @@
 // API rate limits per key (token buckets in Postgres, shared by every instance) and the checkout's
 // card-testing limits per client address and per merchant, with the limits lowered by configuration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../src/core.ts';
+import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';

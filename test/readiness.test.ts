@@ -11,7 +11,7 @@ import { waitFor } from './support/wait.ts';
 import { httpRequest } from './support/raw-http.ts';
 import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
 import { loadConfig } from '../src/config.ts';
-import { startService, type RunningService } from '../gateway/server.ts';
+import { startService, type RunningService } from '../src/composition/service.ts';
 
 /** A TCP relay in front of Postgres that the test can cut (every connection dropped, new ones refused) and restore. */
 class CuttablePostgres {

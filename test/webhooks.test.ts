@@ -17,6 +17,7 @@ import {
   pool,
   Receiver,
   serviceEnv,
+  spawnCheckout,
   spawnDispatcher,
   startHarness,
   type EndpointJson,
@@ -805,6 +806,24 @@ describe('failures of the machinery', () => {
     });
     return child;
   }
+
+  test('serve without workers and `checkout worker --only relay,dispatcher` beside it: every event is published and delivered', async () => {
+    const h = await startHarness({ env: { SERVE_WORKERS: 'sweeper,janitor' } });
+    cleanups.push(() => h.close());
+    const r = await receiver();
+    await createEndpoint(h.base, h.sandbox.test_secret_key, r.url(), ['order.paid']);
+    const order = await createOrder(h.base, h.sandbox.test_secret_key, { reference: 'apart-1' });
+    await payOrder(h.base, h.sandbox.test_secret_key, order.id);
+    // No relay in the API process: the event waits in the outbox.
+    await sleep(500);
+    expect((await h.db.knex('events').where({ order_id: order.id }).whereNotNull('published_at')).length).toBe(0);
+    const worker = await spawnCheckout(['worker', '--only', 'relay,dispatcher'], serviceEnv(h.db, { stream: h.config.natsStream, subjectPrefix: h.config.natsSubjectPrefix }, h.config.natsUrl), 'Workers running: relay, dispatcher');
+    cleanups.push(async () => {
+      if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+    });
+    await waitFor('order.paid delivered by the worker process', () => r.acceptedIds().size, (n) => n === 1, 60_000);
+    expect(r.requests[0]!.body).toMatchObject({ type: 'order.paid', data: { id: order.id, reference: 'apart-1' } });
+  });
 
   test('the dispatcher process SIGKILLed with deliveries in flight: a new one delivers every event (the in-flight ones again once their lease ends)', async () => {
     const LEASE_MS = 3000;

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { EventService, type ListenEventsResponse } from '../../src/gen/checkout/v1/webhook_pb.ts';
+import { EventService, type ListenEventsResponse } from '../gen/checkout/v1/webhook_pb.ts';
 import { SIGNATURE_HEADER, signatureHeaderValue } from '../webhooks/signature.ts';
 
 /** Usage text of `checkout listen`. */

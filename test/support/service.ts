@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createCore, type Core, type CoreOptions } from '../../src/core.ts';
+import { createCore, type Core, type CoreOptions } from '../../src/composition/core.ts';
 import type { SandboxCredentials } from '../../src/application/create-sandbox.ts';
 import { buildGateway } from '../../gateway/app.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';

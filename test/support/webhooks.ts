@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { startService, type RunningService } from '../../gateway/server.ts';
+import { startService, type RunningService } from '../../src/composition/service.ts';
 import type { SandboxCredentials } from '../../src/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
@@ -306,23 +306,28 @@ export async function pool<T>(n: number, concurrency: number, fn: (i: number) =>
  * resolves once it says it is dispatching (60 s at most: a busy machine is slow to start Node).
  * The caller stops it.
  */
-export async function spawnDispatcher(env: Record<string, string>): Promise<ChildProcess> {
+export function spawnDispatcher(env: Record<string, string>): Promise<ChildProcess> {
+  return spawnCheckout(['dispatch'], env, 'Dispatching webhooks');
+}
+
+/** Runs `checkout <args>` with env on top of this process's environment; resolves once its output shows `ready`. The caller stops it. */
+export async function spawnCheckout(args: readonly string[], env: Record<string, string>, ready: string): Promise<ChildProcess> {
   const repo = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(process.execPath, ['bin/checkout.ts', 'dispatch'], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/checkout.ts', ...args], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`checkout dispatch did not start within 60 s: ${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`checkout ${args.join(' ')} did not start within 60 s: ${out}`)), 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('Dispatching webhooks')) {
+      if (out.includes(ready)) {
         clearTimeout(timer);
         resolve();
       }
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`checkout dispatch exited (${signal ?? code}): ${out}`));
+      reject(new Error(`checkout ${args.join(' ')} exited (${signal ?? code}): ${out}`));
     });
   });
   return child;

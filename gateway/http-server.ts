@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { ConnectRouter } from '@connectrpc/connect';
+import type { FastifyInstance } from 'fastify';
+import type { CheckReadiness } from '../src/application/check-readiness.ts';
+import type { Config } from '../src/config.ts';
+import { buildGateway } from './app.ts';
+import { listenH1AndH2c } from './listen.ts';
+
+/** The gateway listening on its port. */
+export interface HttpServer {
+  readonly app: FastifyInstance;
+  readonly port: number;
+  /** Stops accepting, winds the open connections down and closes the app. */
+  close(): Promise<void>;
+}
+
+/** A port that cannot be listened on, with a message for the operator. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
+/** Descriptors kept free for what the process opens itself: Postgres pools, NATS, webhook deliveries, files. */
+const DESCRIPTOR_RESERVE = 512;
+
+/**
+ * Warns when MAX_CONNECTIONS leaves too few file descriptors under the
+ * process's limit (`ulimit -n`), where a flood of connections would starve
+ * the Postgres pool (EMFILE). Linux only; elsewhere it says nothing.
+ */
+function warnIfDescriptorsShort(maxConnections: number, warn: (line: string) => void): void {
+  let limit: number;
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    limit = Number(line?.split(/\s{2,}/)[1]);
+  } catch {
+    return;
+  }
+  if (Number.isFinite(limit) && maxConnections + DESCRIPTOR_RESERVE > limit) {
+    warn(`MAX_CONNECTIONS (${maxConnections}) leaves fewer than ${DESCRIPTOR_RESERVE} of the ${limit} file descriptors this process may open (ulimit -n); lower MAX_CONNECTIONS or raise the limit.`);
+  }
+}
+
+/**
+ * Builds the gateway over the core's routes and listens on the configured
+ * port: REST, the checkout pages, Connect and gRPC-Web over HTTP/1.1, gRPC
+ * (and Connect) over h2c, with the connection limits of the configuration.
+ * `onApp` sees the app before it listens (the composition root points the
+ * core's error log at the app's logger there).
+ * @throws ListenError when the port cannot be listened on.
+ */
+export async function serveHttp(
+  config: Pick<Config, 'publicUrl' | 'logLevel' | 'trustProxy' | 'port' | 'host' | 'connectionLimits'>,
+  routes: (router: ConnectRouter) => void,
+  readiness: CheckReadiness,
+  onApp: (app: FastifyInstance) => void,
+): Promise<HttpServer> {
+  // Aborted first on close: server streams (checkout listen) end, so their connections do not hold the shutdown.
+  const shutdown = new AbortController();
+  const app = await buildGateway({
+    routes,
+    publicUrl: config.publicUrl,
+    logger: { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    readiness,
+    shutdownSignal: shutdown.signal,
+  });
+  onApp(app);
+  await app.ready();
+  const log = app.log;
+  let server;
+  try {
+    server = await listenH1AndH2c(app.server, routes, config.port, config.host, (err, where) => log.error({ err }, `Connect handler ${where} failed`), {
+      limits: config.connectionLimits,
+      trustProxy: config.trustProxy,
+      shutdownSignal: shutdown.signal,
+    });
+  } catch (err) {
+    await app.close();
+    throw new ListenError(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}. Set PORT to a free port.`);
+  }
+  warnIfDescriptorsShort(config.connectionLimits.maxConnections, (line) => log.warn(line));
+  let lastDropWarning = 0;
+  server.on('drop', () => {
+    // One line a minute at most: a flood of refused connections must not flood the log as well.
+    if (Date.now() - lastDropWarning < 60_000) return;
+    lastDropWarning = Date.now();
+    log.warn(`Refusing new connections: MAX_CONNECTIONS (${config.connectionLimits.maxConnections}) are open.`);
+  });
+  return {
+    app,
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      shutdown.abort();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { Knex } from 'knex';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import { readInstallationId } from '../adapters/postgres/postgres-installation.ts';
+import { NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts';
+import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
+import { NatsDependencyProbe } from '../adapters/nats/nats-dependency-probe.ts';
+import { systemClock } from '../adapters/system/system-clock.ts';
+import { createCheckReadiness } from '../application/check-readiness.ts';
+import type { TestSandboxCredentials } from '../application/create-sandbox.ts';
+import { ListenError, serveHttp } from '../../gateway/http-server.ts';
+import { createCore, type Core } from './core.ts';
+import { linkEvents, type EventLink } from './events.ts';
+import { lineLog, pinoLog, type Log } from './log.ts';
+import { openDatabase, StartupError } from './startup.ts';
+import { startWorkers, type Worker } from './workers.ts';
+import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
+
+/** A running service: the gateway and, unless configured otherwise, every worker. */
+export interface RunningService {
+  readonly app: FastifyInstance;
+  readonly core: Core;
+  readonly knex: Knex;
+  readonly port: number;
+  /** Test-mode credentials of the sandbox created on first start, if this start created one. */
+  readonly firstSandbox: TestSandboxCredentials | undefined;
+  close(): Promise<void>;
+}
+
+/** How long start-up waits for NATS, so a stream of another installation stops the start rather than a running service. */
+const NATS_START_WAIT_MS = 2000;
+
+const PRIVATE_NETWORKS_WARNING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may reach loopback and private addresses of this network. Use it for local development only.';
+
+/** The workers `serve` runs beside the API: those SERVE_WORKERS names, without the dispatcher when RUN_DISPATCHER=false. */
+export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatcher'>): WorkerName[] {
+  return config.serveWorkers.filter((name) => name !== 'dispatcher' || config.runDispatcher);
+}
+
+/**
+ * Starts the service in this process: the API and the checkout on its port,
+ * and the workers `serve` runs (all of them by default).
+ * @throws StartupError when Postgres cannot be reached, the port is taken, or
+ *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
+ */
+export async function startService(config: Config): Promise<RunningService> {
+  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax);
+  const installationId = await readInstallationId(knex);
+  // Until the gateway exists, what the core and the workers report goes nowhere; then to its logger.
+  const logRef: { log?: Log } = {};
+  const log: Log = {
+    info: (line) => logRef.log?.info(line),
+    warn: (line, err) => logRef.log?.warn(line, err),
+    error: (line, err) => logRef.log?.error(line, err),
+  };
+  let events;
+  try {
+    events = await linkEvents(config, installationId, 'checkout-relay', NATS_START_WAIT_MS, log);
+  } catch (err) {
+    await knex.destroy();
+    throw err;
+  }
+  const core = createCore({
+    knex,
+    apiBaseUrl: config.publicUrl,
+    checkoutHost: config.checkoutUrl,
+    onInternalError: (err) => log.error('internal error', err),
+    eventFeed: new NatsEventFeed(() => events.current(), config.natsSubjectPrefix, installationId),
+    webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    velocity: config.cardVelocity,
+    rateLimit: config.rateLimit,
+  });
+  const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
+
+  // Postgres must answer for the service to be ready; NATS is reported, since orders are accepted while it is down.
+  const readiness = createCheckReadiness({
+    required: [new PostgresDependencyProbe(config.databaseUrl, 2000)],
+    informational: [new NatsDependencyProbe(() => events.current())],
+    clock: systemClock,
+    timeoutMs: 2000,
+    cacheMs: 1000,
+  });
+  let http;
+  try {
+    http = await serveHttp(config, core.routes, readiness, (app) => {
+      logRef.log = pinoLog(app.log);
+    });
+  } catch (err) {
+    await events.close();
+    await knex.destroy();
+    throw err instanceof ListenError ? new StartupError(err.message) : err;
+  }
+  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, log });
+  log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
+  if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
+
+  return {
+    app: http.app,
+    core,
+    knex,
+    port: http.port,
+    firstSandbox,
+    async close() {
+      await http.close();
+      await stopAll(workers);
+      await events?.close();
+      await knex.destroy();
+    },
+  };
+}
+
+async function stopAll(workers: readonly Worker[]): Promise<void> {
+  await Promise.all(workers.map((worker) => worker.stop()));
+}
+
+/**
+ * Runs some workers in a process of their own (`checkout worker --only …`,
+ * `checkout dispatch`): no API, no port. Waits for NATS as long as it takes
+ * when a worker needs it, since it has nothing to do without it; resolves
+ * once every worker is at work.
+ * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
+ */
+export async function startWorkerProcess(config: Config, names: readonly WorkerName[], write: (line: string) => void): Promise<{ close(): Promise<void> }> {
+  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax));
+  const installationId = await readInstallationId(knex);
+  const log = lineLog(write);
+  let events: EventLink | undefined;
+  try {
+    // Nothing to do without NATS for these: wait for it as long as it takes.
+    if (names.some(needsEvents)) events = await linkEvents(config, installationId, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log);
+  } catch (err) {
+    await knex.destroy();
+    throw err;
+  }
+  const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err) => log.error('internal error', err), velocity: config.cardVelocity });
+  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, log });
+  await Promise.all(workers.map((worker) => worker.started));
+  if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);
+  log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);
+  return {
+    async close() {
+      await stopAll(workers);
+      await events?.close();
+      await knex.destroy();
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import type { Knex } from 'knex';
+import type { NatsConnection } from 'nats';
+import type { Config } from '../config.ts';
+import { createDatabase } from '../adapters/postgres/database.ts';
+import { purgeExpiredIdempotencyKeys } from '../adapters/postgres/postgres-idempotency-store.ts';
+import { PostgresOutboxReader } from '../adapters/postgres/postgres-event-outbox.ts';
+import { purgeIdleRateLimitBuckets } from '../adapters/postgres/postgres-rate-limiter.ts';
+import { PostgresWebhookDeliveryQueue } from '../adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { JetStreamEventPublisher } from '../adapters/nats/jetstream-event-publisher.ts';
+import { JetStreamEventSubscription } from '../adapters/nats/jetstream-event-subscription.ts';
+import { NodeHttpWebhookSender } from '../adapters/http/node-http-webhook-sender.ts';
+import { createAddressPolicy } from '../adapters/http/address-policy.ts';
+import { systemClock } from '../adapters/system/system-clock.ts';
+import { createOutboxRelay } from '../application/relay-outbox.ts';
+import { createWebhookDispatcher, type UnaccountedEvent, type WebhookDispatcher } from '../application/webhooks/webhook-dispatcher.ts';
+import { RETRY_WINDOW_MS } from '../domain/webhook/retry-schedule.ts';
+import type { PaymentEngine } from '../application/checkout/payment-engine.ts';
+import type { EventLink } from './events.ts';
+import { streamOptions } from './events.ts';
+import type { Log } from './log.ts';
+import type { WorkerName } from './worker-names.ts';
+
+/** A started worker. */
+export interface Worker {
+  readonly name: WorkerName;
+  /** Resolves once the worker is at work (the relay and the dispatcher wait for NATS). */
+  readonly started: Promise<void>;
+  /** Stops it and waits for the work in hand. */
+  stop(): Promise<void>;
+}
+
+/** What the workers of a process share. */
+export interface WorkerContext {
+  readonly config: Config;
+  readonly knex: Knex;
+  readonly installationId: string;
+  /** The link to NATS; the relay and the dispatcher need it, the others do not. */
+  readonly events: EventLink | undefined;
+  readonly payments: PaymentEngine;
+  readonly log: Log;
+}
+
+/** Logs an event the dispatcher could not account for: at error level when it is given up, at warn while it is retried. */
+export function logUnaccounted(report: UnaccountedEvent, log: Pick<Log, 'error' | 'warn'>): void {
+  if (report.settled === 'rejected') log.error(`webhook dispatcher: ${report.message}`);
+  else log.warn(`webhook dispatcher: ${report.message}`);
+}
+
+/** Where the dispatcher reports faults (retried) and events it could not account for; tests may shorten the retries of unknown events. */
+export interface DispatcherReports {
+  readonly onError: (err: unknown) => void;
+  readonly onUnaccounted: (report: UnaccountedEvent) => void;
+  readonly unknownEventRetryMs?: number;
+  readonly unknownEventDeliveries?: number;
+}
+
+/** Builds the webhook dispatcher of this installation over the durable consumer "webhook-dispatcher". */
+export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, installationId: string, reports: DispatcherReports): WebhookDispatcher {
+  return createWebhookDispatcher({
+    subscription: new JetStreamEventSubscription(nc, streamOptions(config, installationId), 'webhook-dispatcher'),
+    queue: new PostgresWebhookDeliveryQueue(knex),
+    sender: new NodeHttpWebhookSender(createAddressPolicy({ allowPrivateNetworks: config.webhookAllowPrivateNetworks })),
+    clock: systemClock,
+    policy: { baseMs: config.webhookRetryBaseMs, capMs: config.webhookRetryCapMs, windowMs: RETRY_WINDOW_MS },
+    concurrency: config.webhookConcurrency.total,
+    perEndpoint: config.webhookConcurrency.perEndpoint,
+    perMerchant: config.webhookConcurrency.perMerchant,
+    timeoutMs: config.webhookTimeoutMs,
+    leaseMs: config.webhookLeaseMs,
+    pollMs: 250,
+    installationId,
+    // An event missing from our table is retried for about a minute (a restore or failover may still bring
+    // its row), then given up with an error in the log.
+    unknownEventRetryMs: reports.unknownEventRetryMs ?? 10_000,
+    unknownEventDeliveries: reports.unknownEventDeliveries ?? 6,
+    onError: reports.onError,
+    onUnaccounted: reports.onUnaccounted,
+  });
+}
+
+/** A worker that runs `tick` every `everyMs`, one tick at a time. */
+function periodic(name: WorkerName, everyMs: number, tick: () => Promise<unknown>): Worker {
+  let running = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    running = tick().finally(() => {
+      busy = false;
+    }) as Promise<void>;
+  }, everyMs);
+  timer.unref();
+  return {
+    name,
+    started: Promise.resolve(),
+    async stop() {
+      clearInterval(timer);
+      await running.catch(() => undefined);
+    },
+  };
+}
+
+/** Starts the relay: it publishes once NATS answers and the stream is ours; until then events wait in the outbox. */
+function startRelay(ctx: WorkerContext, events: EventLink): Worker {
+  let stopped = false;
+  let relay: ReturnType<typeof createOutboxRelay> | undefined;
+  const started = events.ready.then((nc) => {
+    if (!nc || stopped) return;
+    relay = createOutboxRelay({
+      reader: new PostgresOutboxReader(ctx.knex),
+      publisher: new JetStreamEventPublisher(nc, events.stream),
+      batchSize: 256,
+      idleMs: 20,
+      maxBackoffMs: 5000,
+      onError: (err) => ctx.log.warn('outbox relay: publish failed; will retry', err),
+    });
+    relay.start();
+    ctx.log.info(`Publishing events of installation ${ctx.installationId} to JetStream stream ${ctx.config.natsStream} on ${ctx.config.natsUrl}`);
+  });
+  return {
+    name: 'relay',
+    started,
+    async stop() {
+      stopped = true;
+      await relay?.stop();
+    },
+  };
+}
+
+/** Starts the dispatcher on a pool of its own, so webhook fan-out never queues behind API requests for a connection. */
+function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
+  let stopped = false;
+  let dispatcher: WebhookDispatcher | undefined;
+  let knex: Knex | undefined;
+  const started = events.ready.then(async (nc) => {
+    if (!nc || stopped) return;
+    knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax) });
+    dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, {
+      onError: (err) => ctx.log.warn('webhook dispatcher', err),
+      onUnaccounted: (report) => logUnaccounted(report, ctx.log),
+    });
+    await dispatcher.start();
+    ctx.log.info(`Dispatching webhooks of installation ${ctx.installationId} from JetStream stream ${ctx.config.natsStream}`);
+  });
+  return {
+    name: 'dispatcher',
+    started,
+    async stop() {
+      stopped = true;
+      await started.catch(() => undefined);
+      await dispatcher?.stop();
+      await knex?.destroy();
+    },
+  };
+}
+
+/**
+ * Starts the named workers of this process.
+ * Orders past their time become expired (with order.expired) even when nobody opens their checkout, and
+ * attempts a crashed process left behind are settled (a capture nobody recorded is reversed).
+ */
+export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): Worker[] {
+  const events = () => {
+    if (!ctx.events) throw new Error('the relay and the dispatcher need a link to NATS');
+    return ctx.events;
+  };
+  return names.map((name): Worker => {
+    switch (name) {
+      case 'relay':
+        return startRelay(ctx, events());
+      case 'dispatcher':
+        return startDispatcher(ctx, events());
+      case 'sweeper':
+        return periodic('sweeper', 5000, () =>
+          Promise.all([
+            ctx.payments.expireDue(500).catch((err: unknown) => ctx.log.warn('order expiry sweep failed', err)),
+            ctx.payments.recoverAttempts(100).catch((err: unknown) => ctx.log.warn('payment recovery sweep failed', err)),
+          ]),
+        );
+      case 'janitor':
+        return periodic('janitor', 10 * 60_000, () =>
+          Promise.all([
+            purgeExpiredIdempotencyKeys(ctx.knex).catch((err: unknown) => ctx.log.warn('idempotency key purge failed', err)),
+            purgeIdleRateLimitBuckets(ctx.knex).catch((err: unknown) => ctx.log.warn('rate-limit bucket purge failed', err)),
+          ]),
+        );
+    }
+  });
+}
