@@ -142,7 +142,8 @@ async function streamEvents(): Promise<StreamEvent[]> {
   for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 1) {
     if (seen.has(seq)) continue;
     const msg = await jsm.streams.getMessage(stream.stream, { seq });
-    seen.set(seq, { subject: msg.subject, ...msg.json<Omit<StreamEvent, 'subject'>>() });
+    // The NATS subject it was published on; the envelope's own `subject` (what the event is about) is not read here.
+    seen.set(seq, { ...msg.json<Omit<StreamEvent, 'subject'>>(), subject: msg.subject });
   }
   return [...seen.entries()].sort(([a], [b]) => a - b).map(([, e]) => e);
 }

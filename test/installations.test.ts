@@ -274,6 +274,8 @@ describe('two installations on one NATS server', () => {
       merchant_id: legacy.merchant_id,
       livemode: false,
       type: legacy.type,
+      subject_type: 'order',
+      subject_id: legacy.order_id,
       order_id: legacy.order_id,
       reference: legacy.reference,
       sequence: legacy.sequence,

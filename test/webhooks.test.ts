@@ -7,6 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { PostgresEventOutbox } from '../src/adapters/postgres/postgres-event-outbox.ts';
+import type { DomainEvent } from '../src/domain/event/domain-event.ts';
 import { verifyWebhook, WebhookVerificationError } from '../sdk/index.ts';
 import { startOwnNatsServer } from './support/nats-server.ts';
 import {
@@ -515,6 +517,32 @@ describe('isolation between merchants', () => {
     expect(hanging.maxOpen).toBeLessThanOrEqual(8);
     expect(hanging.requests.every((req) => req.answered === undefined)).toBe(true);
   }, 120_000);
+});
+
+describe('events about a subject other than an order', () => {
+  test('a payout event (no order, no reference) goes through the outbox, JetStream and a signed webhook, and the event log shows its subject', async () => {
+    const shop = await h.merchant();
+    const r = await receiver();
+    const endpoint = await createEndpoint(h.base, shop.test_secret_key, r.url(), ['payout.settled']);
+    const event: DomainEvent = {
+      id: `evt_payout${Date.now()}`,
+      type: 'payout.settled',
+      merchantId: shop.merchant_id,
+      livemode: false,
+      subject: { type: 'payout', id: 'po_TestPayout0000000000001' },
+      orderId: null,
+      reference: null,
+      sequence: 1,
+      createdAt: new Date(),
+      data: { id: 'po_TestPayout0000000000001', amount: 4880, currency: 'EUR', orders: [] },
+    };
+    await h.db.knex.transaction((trx) => new PostgresEventOutbox(trx).append(event));
+    const [received] = await waitFor('the payout event at the endpoint', () => r.requests, (reqs) => reqs.length === 1, 30_000);
+    expect(received!.body).toEqual({ type: 'payout.settled', id: event.id, created: event.createdAt.toISOString(), livemode: false, sequence: 1, data: event.data });
+    expect(verifyWebhook(received!.raw, received!.signature, endpoint.secret).id).toBe(event.id);
+    const logged = await api(h.base, shop.test_secret_key, 'GET', `/v1/events/${event.id}`);
+    expect(logged.json).toMatchObject({ id: event.id, type: 'payout.settled', subject: { type: 'payout', id: 'po_TestPayout0000000000001' }, order_id: null, reference: null });
+  });
 });
 
 describe('event log API', () => {

@@ -29,8 +29,9 @@ export function eventJson(event: Event): Record<string, unknown> {
     type: event.type,
     created: iso(event.created),
     livemode: event.livemode,
-    order_id: event.orderId,
-    reference: event.reference,
+    subject: { type: event.subjectType, id: event.subjectId },
+    order_id: event.orderId || null,
+    reference: event.reference || null,
     sequence: event.sequence,
     data: event.data ?? {},
   };

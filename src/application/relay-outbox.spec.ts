@@ -10,6 +10,7 @@ function event(n: number): DomainEvent {
     type: 'order.created',
     merchantId: 'mer_1',
     livemode: false,
+    subject: { type: 'order', id: `ord_${n}` },
     orderId: `ord_${n}`,
     reference: `INV-${n}`,
     sequence: 1,

@@ -1,5 +1,6 @@
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
+import { eventToJson } from '../../domain/event/event-json.ts';
 import type { EventPublisher } from '../../ports/event-publisher.port.ts';
 import type { StreamOptions } from './jetstream.ts';
 
@@ -8,18 +9,7 @@ import type { StreamOptions } from './jetstream.ts';
  * that published it, so a subscriber can tell its own events from another's.
  */
 export function eventEnvelope(event: DomainEvent, installationId: string): Record<string, unknown> {
-  return {
-    id: event.id,
-    installation_id: installationId,
-    type: event.type,
-    created: event.createdAt.toISOString(),
-    livemode: event.livemode,
-    merchant_id: event.merchantId,
-    order_id: event.orderId,
-    reference: event.reference,
-    sequence: event.sequence,
-    data: event.data,
-  };
+  return { ...eventToJson(event), installation_id: installationId };
 }
 
 /** Subject of an event: `${prefix}.${type}`, e.g. checkout.events.order.created. */

@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, nanos, type NatsConnection } from 'nats';
-import type { DomainEvent, EventType } from '../../domain/event/domain-event.ts';
+import type { DomainEvent } from '../../domain/event/domain-event.ts';
+import { eventFromJson } from '../../domain/event/event-json.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
 import type { Consumption, EventFeed, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event-subscription.port.ts';
 import { ownerOf, StreamConflictError, type StreamOptions } from './jetstream.ts';
@@ -22,34 +23,19 @@ export class UnreadableEnvelopeError extends Error {
  * @throws UnreadableEnvelopeError when the bytes are not an event envelope.
  */
 export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
-  let e: Record<string, unknown>;
+  let e: unknown;
   try {
-    e = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+    e = JSON.parse(new TextDecoder().decode(bytes));
   } catch (err) {
     throw new UnreadableEnvelopeError('the message is not JSON', { cause: err });
   }
-  if (
-    typeof e !== 'object' || e === null ||
-    typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.merchant_id !== 'string' ||
-    typeof e.livemode !== 'boolean' || typeof e.created !== 'string' ||
-    (e.installation_id !== undefined && typeof e.installation_id !== 'string')
-  ) {
-    throw new UnreadableEnvelopeError('the message lacks the fields of an event envelope');
+  const installationId = (e as { installation_id?: unknown } | null)?.installation_id;
+  if (installationId !== undefined && typeof installationId !== 'string') throw new UnreadableEnvelopeError('installation_id is not a string');
+  try {
+    return { installationId, event: eventFromJson(e) };
+  } catch (err) {
+    throw new UnreadableEnvelopeError(`the message lacks the fields of an event envelope (${(err as Error).message})`, { cause: err });
   }
-  return {
-    installationId: e.installation_id as string | undefined,
-    event: {
-      id: e.id,
-      type: e.type as EventType,
-      merchantId: e.merchant_id,
-      livemode: e.livemode,
-      orderId: e.order_id as string,
-      reference: e.reference as string,
-      sequence: e.sequence as number,
-      createdAt: new Date(e.created),
-      data: e.data as DomainEvent['data'],
-    },
-  };
 }
 
 /** Events handled at once by one consumer. */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DomainEvent, EventType } from '../../domain/event/domain-event.ts';
+import type { DomainEvent, EventType, SubjectType } from '../../domain/event/domain-event.ts';
 import type { EventOutbox, OutboxBatch, OutboxReader } from '../../ports/event-outbox.port.ts';
 import { translateErrors } from './database.ts';
 
@@ -9,8 +9,10 @@ export interface EventRow {
   merchant_id: string;
   livemode: boolean;
   type: string;
-  order_id: string;
-  reference: string;
+  subject_type: string;
+  subject_id: string;
+  order_id: string | null;
+  reference: string | null;
   sequence: number;
   data: DomainEvent['data'];
   created_at: Date;
@@ -24,6 +26,8 @@ export function eventToRow(event: DomainEvent): Record<string, unknown> {
     merchant_id: event.merchantId,
     livemode: event.livemode,
     type: event.type,
+    subject_type: event.subject.type,
+    subject_id: event.subject.id,
     order_id: event.orderId,
     reference: event.reference,
     sequence: event.sequence,
@@ -39,6 +43,7 @@ export function rowToEvent(row: EventRow): DomainEvent {
     type: row.type as EventType,
     merchantId: row.merchant_id,
     livemode: row.livemode,
+    subject: { type: row.subject_type as SubjectType, id: row.subject_id },
     orderId: row.order_id,
     reference: row.reference,
     sequence: row.sequence,

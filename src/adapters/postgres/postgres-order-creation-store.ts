@@ -35,6 +35,8 @@ const EVENT_COLUMNS = [
   ['merchant_id', 'text'],
   ['livemode', 'boolean'],
   ['type', 'text'],
+  ['subject_type', 'text'],
+  ['subject_id', 'text'],
   ['order_id', 'text'],
   ['reference', 'text'],
   ['sequence', 'integer'],

@@ -28,9 +28,11 @@ export function eventToProto(event: DomainEvent): Event {
     type: event.type,
     created: timestampFromDate(event.createdAt),
     livemode: event.livemode,
-    orderId: event.orderId,
-    reference: event.reference,
+    orderId: event.orderId ?? '',
+    reference: event.reference ?? '',
     sequence: event.sequence,
+    subjectType: event.subject.type,
+    subjectId: event.subject.id,
     data: event.data as JsonObject,
   });
 }

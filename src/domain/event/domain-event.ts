@@ -1,7 +1,36 @@
 import type { Order } from '../order/order.entity.ts';
 
-/** Event types, past tense and dotted. Later issues add order.refunded, payout.settled and the rest. */
-export type EventType = 'order.created' | 'order.paid' | 'order.failed' | 'order.expired' | 'order.payment_reversed';
+/**
+ * Every event type, past tense and dotted: those emitted today and those the
+ * next capabilities will emit (refunds, disputes, payouts, subscriptions),
+ * which an endpoint may already subscribe to.
+ */
+export const EVENT_TYPES = [
+  'order.created',
+  'order.paid',
+  'order.failed',
+  'order.expired',
+  'order.payment_reversed',
+  'order.refunded',
+  'order.disputed',
+  'payout.settled',
+  'subscription.charged',
+] as const;
+
+/** An event's type. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What an event can be about. */
+export const SUBJECT_TYPES = ['order', 'payment', 'refund', 'dispute', 'payout', 'customer', 'subscription', 'payment_link'] as const;
+
+/** The kind of thing an event is about. */
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
+
+/** The thing an event is about, by type and id; its events are numbered per subject. */
+export interface EventSubject {
+  readonly type: SubjectType;
+  readonly id: string;
+}
 
 /** Prefix of every event id. */
 export const EVENT_ID_PREFIX = 'evt_';
@@ -10,8 +39,9 @@ export const EVENT_ID_PREFIX = 'evt_';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /**
- * Something that happened to an order, written to the outbox in the same
- * transaction as the change and published later with msgID = id.
+ * Something that happened to a subject (an order, a payout, …), written to
+ * the outbox in the same transaction as the change and published later with
+ * msgID = id.
  */
 export interface DomainEvent {
   /** "evt_" + opaque suffix, identical across redeliveries. */
@@ -19,10 +49,13 @@ export interface DomainEvent {
   readonly type: EventType;
   readonly merchantId: string;
   readonly livemode: boolean;
-  readonly orderId: string;
-  /** The merchant's order reference, carried by every event. */
-  readonly reference: string;
-  /** Per-order sequence number (the order's version after the change), so receivers drop stale events. */
+  /** What the event is about. */
+  readonly subject: EventSubject;
+  /** The order the event belongs to, when it belongs to one (every order event, a refund's); null otherwise (a payout's). */
+  readonly orderId: string | null;
+  /** The merchant's order reference, on every event that has an order. */
+  readonly reference: string | null;
+  /** Per-subject sequence number (the subject's version after the change), so receivers drop stale events. */
   readonly sequence: number;
   readonly createdAt: Date;
   readonly data: { [key: string]: JsonValue };
@@ -45,5 +78,26 @@ export function orderEventData(order: Order): { [key: string]: JsonValue } {
     livemode: order.livemode,
     created: order.createdAt.toISOString(),
     expires_at: order.expiresAt.toISOString(),
+  };
+}
+
+/** Makes an event about an order: the order is its subject, and its id and reference ride along. */
+export function orderEvent(
+  order: Pick<Order, 'id' | 'merchantId' | 'livemode' | 'reference' | 'version'>,
+  type: EventType,
+  data: { [key: string]: JsonValue },
+  ids: { readonly eventId: string; readonly now: Date },
+): DomainEvent {
+  return {
+    id: ids.eventId,
+    type,
+    merchantId: order.merchantId,
+    livemode: order.livemode,
+    subject: { type: 'order', id: order.id },
+    orderId: order.id,
+    reference: order.reference,
+    sequence: order.version,
+    createdAt: ids.now,
+    data,
   };
 }

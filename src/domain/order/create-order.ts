@@ -2,7 +2,7 @@ import { DomainError, invalid } from '../shared/domain-error.ts';
 import { parseText } from '../shared/text.ts';
 import { parseCurrency, parseNonNegativeAmount, parsePositiveAmount } from '../money/money.ts';
 import type { DomainEvent } from '../event/domain-event.ts';
-import { orderEventData } from '../event/domain-event.ts';
+import { orderEvent, orderEventData } from '../event/domain-event.ts';
 import { checkoutUrlFor, type LineItem, type Order } from './order.entity.ts';
 
 /** Most line items one order may carry. */
@@ -110,16 +110,6 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     checkoutToken: ctx.checkoutToken,
     version: 1,
   };
-  const event: DomainEvent = {
-    id: ctx.eventId,
-    type: 'order.created',
-    merchantId: order.merchantId,
-    livemode: order.livemode,
-    orderId: order.id,
-    reference: order.reference,
-    sequence: order.version,
-    createdAt: ctx.now,
-    data: orderEventData(order),
-  };
+  const event: DomainEvent = orderEvent(order, 'order.created', orderEventData(order), { eventId: ctx.eventId, now: ctx.now });
   return { order, event };
 }

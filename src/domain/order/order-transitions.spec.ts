@@ -58,6 +58,7 @@ describe('markPaid', () => {
       type: 'order.paid',
       merchantId: 'mer_1',
       livemode: false,
+      subject: { type: 'order', id: 'ord_abc' },
       orderId: 'ord_abc',
       reference: 'INV-42',
       sequence: version + 1,

@@ -1,5 +1,5 @@
 import type { Money } from '../money/money.ts';
-import type { DomainEvent, EventType, JsonValue } from '../event/domain-event.ts';
+import { orderEvent, type DomainEvent, type EventType, type JsonValue } from '../event/domain-event.ts';
 import { DECLINES, type DeclineCode } from '../payment/decline-code.ts';
 import type { CancellationReason, PaymentMethod } from '../payment/payment-attempt.entity.ts';
 import { DomainError } from '../shared/domain-error.ts';
@@ -29,20 +29,7 @@ function transition(order: Order, to: OrderStatus, changes: Partial<Order>, type
 /** The order at its next version, and the event about it (sequence = that version). */
 function nextVersion(changed: Order, type: EventType, data: { [key: string]: JsonValue }, ids: { eventId: string; now: Date }): Transition {
   const next: Order = { ...changed, version: changed.version + 1 };
-  return {
-    order: next,
-    event: {
-      id: ids.eventId,
-      type,
-      merchantId: next.merchantId,
-      livemode: next.livemode,
-      orderId: next.id,
-      reference: next.reference,
-      sequence: next.version,
-      createdAt: ids.now,
-      data,
-    },
-  };
+  return { order: next, event: orderEvent(next, type, data, ids) };
 }
 
 /**

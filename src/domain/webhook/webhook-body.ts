@@ -1,17 +1,12 @@
 import type { DomainEvent } from '../event/domain-event.ts';
+import { eventToJson } from '../event/event-json.ts';
 
 /**
  * The webhook body of an event: the spec's envelope {type, id, created, data}
- * plus livemode and the per-order sequence. Rendered once per delivery, so
- * every attempt sends the same bytes.
+ * plus livemode and the per-subject sequence, taken from the event's one JSON
+ * encoding. Rendered once per delivery, so every attempt sends the same bytes.
  */
 export function webhookBody(event: DomainEvent): string {
-  return JSON.stringify({
-    type: event.type,
-    id: event.id,
-    created: event.createdAt.toISOString(),
-    livemode: event.livemode,
-    sequence: event.sequence,
-    data: event.data,
-  });
+  const { type, id, created, livemode, sequence, data } = eventToJson(event);
+  return JSON.stringify({ type, id, created, livemode, sequence, data });
 }

@@ -1,17 +1,8 @@
+import { EVENT_TYPES } from '../event/domain-event.ts';
 import { invalid } from '../shared/domain-error.ts';
 
-/** Every event type a webhook endpoint can subscribe to. The spec's six plus those we add. */
-export const WEBHOOK_EVENT_TYPES = [
-  'order.created',
-  'order.paid',
-  'order.failed',
-  'order.expired',
-  'order.payment_reversed',
-  'order.refunded',
-  'order.disputed',
-  'payout.settled',
-  'subscription.charged',
-] as const;
+/** Every event type a webhook endpoint can subscribe to: every event type there is (the spec's six plus ours). */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
 
 /** Why an endpoint receives nothing. */
 export type DisabledReason = 'by_merchant' | 'no_url' | 'failing';

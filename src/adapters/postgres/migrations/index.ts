@@ -5,6 +5,7 @@ import * as webhooks from './003-webhooks.ts';
 import * as deliveryFairness from './004-delivery-fairness.ts';
 import * as paymentSafety from './005-payment-safety.ts';
 import * as installation from './006-installation.ts';
+import * as eventSubjects from './007-event-subjects.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -14,6 +15,7 @@ const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['004-delivery-fairness', deliveryFairness],
   ['005-payment-safety', paymentSafety],
   ['006-installation', installation],
+  ['007-event-subjects', eventSubjects],
 ];
 
 /**
