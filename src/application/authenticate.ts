@@ -1,7 +1,8 @@
+import { ApplicationError } from './application-error.ts';
 import type { HandlerContext } from '@connectrpc/connect';
-import { keyFromAuthorization, parseApiKey, type KeyKind } from '../domain/merchant/api-key.ts';
+import type { KeyKind } from '../domain/merchant/api-key.ts';
+import { keyFromAuthorization, parseApiKey } from './api-key.ts';
 import type { Caller } from '../domain/merchant/caller.ts';
-import { DomainError } from '../domain/shared/domain-error.ts';
 import type { ApiKeyResolver } from '../ports/api-key-resolver.port.ts';
 import type { RateLimiter } from '../ports/rate-limiter.port.ts';
 
@@ -15,7 +16,7 @@ export const RATE_LIMIT_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ra
  * A key that spent its tokens. The message says when to retry; the
  * Connect mapping carries Retry-After as response metadata.
  */
-export class RateLimitedError extends DomainError {
+export class RateLimitedError extends ApplicationError {
   readonly retryAfterSeconds: number;
   readonly headers: Readonly<Record<string, string>>;
 
@@ -39,10 +40,10 @@ export function createAuthenticate(deps: { readonly keys: ApiKeyResolver; readon
     const parsed = parseApiKey(raw);
     const caller = await deps.keys.resolve(raw);
     if (!caller) {
-      throw new DomainError('auth.key_invalid', `Invalid API key ${redact(raw)}: it is unknown or has been revoked.`);
+      throw new ApplicationError('auth.key_invalid', `Invalid API key ${redact(raw)}: it is unknown or has been revoked.`);
     }
     if (required === 'secret' && parsed.kind !== 'secret') {
-      throw new DomainError('auth.secret_key_required', 'This call needs a secret key (sk_…); publishable keys (pk_…) may only be used from the checkout.');
+      throw new ApplicationError('auth.secret_key_required', 'This call needs a secret key (sk_…); publishable keys (pk_…) may only be used from the checkout.');
     }
     if (deps.limiter) {
       const decision = await deps.limiter.take(caller.keyId);

@@ -2,7 +2,8 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { ErrorDetailSchema } from '../gen/checkout/v1/errors_pb.ts';
 import { DomainError, type DomainErrorCode } from '../domain/shared/domain-error.ts';
-import { ServiceUnavailableError } from '../ports/errors.ts';
+import { ConflictError, ServiceUnavailableError, UnknownCursorError } from '../ports/errors.ts';
+import { ApplicationError, type ApplicationErrorCode } from './application-error.ts';
 import { RateLimitedError } from './authenticate.ts';
 
 /** Error families, as in the REST error body's "type". */
@@ -23,8 +24,6 @@ const unauthenticated = (publicCode: string): Mapping => ({ code: Code.Unauthent
 const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'request.parameter_missing': invalidRequest('parameter_missing'),
   'request.parameter_invalid': invalidRequest('parameter_invalid'),
-  'request.string_invalid': invalidRequest('parameter_invalid_string'),
-  'request.id_unknown': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'money.amount_invalid': invalidRequest('amount_invalid'),
   'money.amount_too_large': invalidRequest('amount_too_large'),
   'money.currency_invalid': invalidRequest('currency_invalid'),
@@ -32,30 +31,35 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'order.line_items_invalid': invalidRequest('line_items_invalid'),
   'order.line_items_sum_mismatch': invalidRequest('line_items_sum_mismatch'),
   'order.return_url_invalid': invalidRequest('return_url_invalid'),
-  'order.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'order.expires_at_invalid': invalidRequest('expires_at_invalid'),
-  'checkout.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
-  'checkout.token_invalid': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'checkout_token_invalid' },
   'checkout.already_paid': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'order_already_paid' },
   'checkout.expired': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'order_expired' },
   'checkout.attempts_exhausted': { code: Code.ResourceExhausted, type: 'invalid_request_error', publicCode: 'attempts_exhausted' },
   'checkout.payment_in_progress': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'payment_in_progress' },
   'checkout.method_unavailable': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'method_unavailable' },
-  'checkout.attempt_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'checkout.velocity_limited': { code: Code.ResourceExhausted, type: 'card_error', publicCode: 'too_many_payment_attempts' },
   'card.number_invalid': cardError('card_number_invalid'),
   'card.expiry_invalid': cardError('card_expiry_invalid'),
   'card.cvc_invalid': cardError('card_cvc_invalid'),
   'card.name_invalid': cardError('card_name_invalid'),
-  'test_helpers.live_mode': invalidRequest('test_mode_only'),
   'webhook.url_invalid': invalidRequest('url_invalid'),
   'webhook.url_forbidden': invalidRequest('url_forbidden'),
   'webhook.events_invalid': invalidRequest('enabled_events_invalid'),
   'webhook.default_endpoint': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'default_endpoint_protected' },
-  'webhook.endpoint_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'webhook.overlap_invalid': invalidRequest('overlap_invalid'),
-  // The request is well formed; the merchant's state refuses it, and retrying will not help (so 422, not 429).
   'webhook.endpoint_limit_reached': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'endpoint_limit_reached' },
+};
+
+/** Every application error code, mapped once. A code missing here fails the typecheck. */
+const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
+  'request.string_invalid': invalidRequest('parameter_invalid_string'),
+  'request.id_unknown': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'order.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'checkout.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'checkout.token_invalid': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'checkout_token_invalid' },
+  'checkout.attempt_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'test_helpers.live_mode': invalidRequest('test_mode_only'),
+  'webhook.endpoint_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'event.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
@@ -68,6 +72,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'idempotency.key_reused': { code: Code.FailedPrecondition, type: 'idempotency_error', publicCode: 'idempotency_key_reused' },
   'idempotency.key_in_use': { code: Code.Aborted, type: 'idempotency_error', publicCode: 'idempotency_key_in_use' },
   'rate_limit.exceeded': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'rate_limit_exceeded' },
+  'conflict.concurrent_change': { code: Code.Aborted, type: 'api_error', publicCode: 'concurrent_change' },
 };
 
 /** Builds a ConnectError carrying our ErrorDetail. */
@@ -78,27 +83,21 @@ export function connectError(message: string, mapping: Mapping, param = '', meta
 }
 
 /**
- * Wraps handler bodies so that whatever they throw reaches the client as the
- * ConnectError {@link toConnectError} chooses.
- */
-export function createGuard(onInternalError: (err: unknown) => void): <T>(fn: () => Promise<T>) => Promise<T> {
-  return async (fn) => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw toConnectError(err, onInternalError);
-    }
-  };
-}
-
-/**
  * Maps anything a handler threw to the ConnectError a client sees: domain
- * errors by their table entry, unreachable stores as Unavailable, and any
- * other fault as Internal with a message that leaks nothing.
+ * and application errors by their tables, a lost race (ConflictError) as
+ * Aborted, an unknown cursor as starting_after_invalid, unreachable stores as
+ * Unavailable, and any other fault as Internal with a message that leaks
+ * nothing, after onInternal has logged it. Called in one place only: the
+ * request guard every service goes through (src/application/request-guard.ts).
  */
 export function toConnectError(err: unknown, onInternal: (err: unknown) => void): ConnectError {
-  if (err instanceof RateLimitedError) return connectError(err.message, DOMAIN_ERRORS[err.code], err.param, err.headers);
+  if (err instanceof RateLimitedError) return connectError(err.message, APPLICATION_ERRORS[err.code], err.param, err.headers);
+  if (err instanceof ApplicationError) return connectError(err.message, APPLICATION_ERRORS[err.code], err.param);
   if (err instanceof DomainError) return connectError(err.message, DOMAIN_ERRORS[err.code], err.param);
+  if (err instanceof UnknownCursorError) return connectError(err.message, APPLICATION_ERRORS['list.cursor_invalid'], 'starting_after');
+  if (err instanceof ConflictError) {
+    return connectError(`${err.message} Another request changed it at the same time; retry (with the same Idempotency-Key).`, APPLICATION_ERRORS['conflict.concurrent_change']);
+  }
   if (err instanceof ServiceUnavailableError) {
     return connectError('The service is temporarily unavailable; retry the request (with the same Idempotency-Key).', {
       code: Code.Unavailable,

@@ -1,9 +1,9 @@
+import { ApplicationError } from './application-error.ts';
 import { createHash } from 'node:crypto';
 import { createOrder, validateCreateOrder, type CreateOrderCommand } from '../domain/order/create-order.ts';
 import { EVENT_ID_PREFIX } from '../domain/event/domain-event.ts';
 import { ORDER_ID_PREFIX, type Order } from '../domain/order/order.entity.ts';
 import type { Caller } from '../domain/merchant/caller.ts';
-import { DomainError, invalid } from '../domain/shared/domain-error.ts';
 import type { Clock } from '../ports/clock.port.ts';
 import type { IdGenerator } from '../ports/id-generator.port.ts';
 import type { OrderCreationStore } from '../ports/order-creation-store.port.ts';
@@ -48,7 +48,7 @@ export function createCreateOrder(deps: { readonly store: OrderCreationStore; re
     if (claim.claimed) return { order, replayed: false };
     const { existing } = claim;
     if (existing.operation !== CREATE_ORDER_OPERATION || existing.fingerprint !== fingerprint) {
-      throw new DomainError(
+      throw new ApplicationError(
         'idempotency.key_reused',
         `Idempotency-Key "${idempotencyKey}" was already used with a different request (${existing.operation}); use a new key for a new request.`,
       );
@@ -66,11 +66,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  */
 export function checkIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw invalid(
-      'idempotency.key_invalid',
-      'Idempotency-Key',
-      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces, e.g. a UUID.`,
-    );
+    throw new ApplicationError('idempotency.key_invalid', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces, e.g. a UUID.`, 'Idempotency-Key');
   }
 }
 

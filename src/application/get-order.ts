@@ -1,7 +1,7 @@
+import { ApplicationError } from './application-error.ts';
 import type { Order } from '../domain/order/order.entity.ts';
 import type { PaymentAttempt } from '../domain/payment/payment-attempt.entity.ts';
 import type { Scope } from '../domain/merchant/caller.ts';
-import { DomainError } from '../domain/shared/domain-error.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
 import type { PaymentAttemptRepository } from '../ports/payment-attempt-repository.port.ts';
 
@@ -21,7 +21,7 @@ export type GetOrderUseCase = (scope: Scope, id: string) => Promise<OrderDetails
 export function createGetOrder(deps: { readonly orders: OrderRepository; readonly attempts: PaymentAttemptRepository }): GetOrderUseCase {
   return async (scope, id) => {
     const order = await deps.orders.findById(scope, id);
-    if (!order) throw new DomainError('order.not_found', `No such order: "${id}".`, 'id');
+    if (!order) throw new ApplicationError('order.not_found', `No such order: "${id}".`, 'id');
     return { order, attempts: await deps.attempts.listForOrder(order.id) };
   };
 }

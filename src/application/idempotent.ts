@@ -1,8 +1,8 @@
+import { ApplicationError } from './application-error.ts';
 import { createHash } from 'node:crypto';
 import { fromJson, toBinary, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import type { Scope } from '../domain/merchant/caller.ts';
-import { DomainError } from '../domain/shared/domain-error.ts';
 import type { RequestLedger } from '../ports/idempotency-store.port.ts';
 import { checkIdempotencyKey } from './create-order.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './order-service.ts';
@@ -26,7 +26,7 @@ export type Idempotent = <I extends DescMessage, O extends DescMessage>(
  * request or operation with the key is idempotency_key_reused; a repeat while
  * the first still runs is idempotency_key_in_use (409). A request that fails
  * gives its key back. Without a key, the work just runs.
- * @throws DomainError idempotency.key_invalid, idempotency.key_reused, idempotency.key_in_use
+ * @throws ApplicationError idempotency.key_invalid, idempotency.key_reused, idempotency.key_in_use
  */
 export function createIdempotent(ledger: RequestLedger): Idempotent {
   return async (ctx, scope, call, work) => {
@@ -41,9 +41,9 @@ export function createIdempotent(ledger: RequestLedger): Idempotent {
         ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
         return fromJson(call.output, found.response as JsonValue);
       case 'in_progress':
-        throw new DomainError('idempotency.key_in_use', `A request with Idempotency-Key "${key}" is still being processed; retry it in a moment.`);
+        throw new ApplicationError('idempotency.key_in_use', `A request with Idempotency-Key "${key}" is still being processed; retry it in a moment.`);
       case 'mismatch':
-        throw new DomainError(
+        throw new ApplicationError(
           'idempotency.key_reused',
           `Idempotency-Key "${key}" was already used with a different request (${found.operation}); use a new key for a new request.`,
         );

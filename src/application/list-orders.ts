@@ -1,5 +1,5 @@
+import { ApplicationError } from './application-error.ts';
 import type { Scope } from '../domain/merchant/caller.ts';
-import { invalid } from '../domain/shared/domain-error.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
 import type { PaymentAttemptRepository } from '../ports/payment-attempt-repository.port.ts';
 import type { OrderDetails } from './get-order.ts';
@@ -19,7 +19,7 @@ export function createListOrders(deps: { readonly orders: OrderRepository; reado
   return async (scope, query) => {
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-      throw invalid('list.limit_invalid', 'limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`);
+      throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
     }
     const page = await deps.orders.list(scope, { limit, startingAfter: query.startingAfter, reference: query.reference });
     const attempts = await deps.attempts.listForOrders(page.orders.map((order) => order.id));

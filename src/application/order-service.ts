@@ -11,7 +11,6 @@ import type { Authenticate } from './authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
-import { createGuard } from './connect-errors.ts';
 import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
 
 /** Header that carries the idempotency key, on Connect, gRPC and REST alike. */
@@ -25,38 +24,33 @@ export interface OrderServiceDeps {
   readonly createOrder: CreateOrderUseCase;
   readonly getOrder: GetOrderUseCase;
   readonly listOrders: ListOrdersUseCase;
-  readonly onInternalError: (err: unknown) => void;
 }
 
 /** Implements checkout.v1.OrderService over the use cases. */
 export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof OrderService> {
-  const guard = createGuard(deps.onInternalError);
   const secretCaller = (ctx: HandlerContext) => deps.authenticate(ctx, 'secret');
 
   return {
-    createOrder: (req, ctx) =>
-      guard(async () => {
-        const caller = await secretCaller(ctx);
-        const key = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
-        const result = await deps.createOrder(caller, createOrderCommandFromProto(req), key);
-        if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        return create(CreateOrderResponseSchema, { order: orderToProto(result.order) });
-      }),
-    getOrder: (req, ctx) =>
-      guard(async () => {
-        const caller = await secretCaller(ctx);
-        const details = await deps.getOrder(caller, req.id);
-        return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts) });
-      }),
-    listOrders: (req, ctx) =>
-      guard(async () => {
-        const caller = await secretCaller(ctx);
-        const page = await deps.listOrders(caller, {
-          limit: req.limit === 0 ? undefined : req.limit,
-          startingAfter: req.startingAfter,
-          reference: req.reference,
-        });
-        return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts)), hasMore: page.hasMore });
-      }),
+    createOrder: async (req, ctx) => {
+      const caller = await secretCaller(ctx);
+      const key = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
+      const result = await deps.createOrder(caller, createOrderCommandFromProto(req), key);
+      if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      return create(CreateOrderResponseSchema, { order: orderToProto(result.order) });
+    },
+    getOrder: async (req, ctx) => {
+      const caller = await secretCaller(ctx);
+      const details = await deps.getOrder(caller, req.id);
+      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts) });
+    },
+    listOrders: async (req, ctx) => {
+      const caller = await secretCaller(ctx);
+      const page = await deps.listOrders(caller, {
+        limit: req.limit === 0 ? undefined : req.limit,
+        startingAfter: req.startingAfter,
+        reference: req.reference,
+      });
+      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts)), hasMore: page.hasMore });
+    },
   };
 }

@@ -1,8 +1,9 @@
+import { ApplicationError } from './application-error.ts';
 import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescService } from '@bufbuild/protobuf';
-import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { ConnectError, HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { CALL_TRACE } from './request-context.ts';
 import { IdKind, id_kind } from '../gen/checkout/v1/field_options_pb.ts';
-import { DomainError, invalid } from '../domain/shared/domain-error.ts';
+import { invalid } from '../domain/shared/domain-error.ts';
 import { toConnectError } from './connect-errors.ts';
 
 /** What every id we issue looks like: a prefix and an opaque suffix of letters, digits and underscores. */
@@ -16,7 +17,7 @@ function shown(value: string): string {
 function checkText(value: string, param: string): void {
   // Postgres text cannot hold NUL, and a lone surrogate cannot be stored as UTF-8: neither may reach a query.
   if (value.includes('\u0000') || !value.isWellFormed()) {
-    throw invalid('request.string_invalid', param, `${param} must be valid Unicode text without NUL characters.`);
+    throw new ApplicationError('request.string_invalid', `${param} must be valid Unicode text without NUL characters.`, param);
   }
 }
 
@@ -24,11 +25,11 @@ function checkId(field: DescField, value: string, param: string): void {
   if (value === '' || ID_SHAPE.test(value)) return;
   switch (getOption(field, id_kind)) {
     case IdKind.CURSOR:
-      throw invalid('list.cursor_invalid', param, `${param} ${shown(value)} is not an id this service issues.`);
+      throw new ApplicationError('list.cursor_invalid', `${param} ${shown(value)} is not an id this service issues.`, param);
     case IdKind.FILTER:
       throw invalid('request.parameter_invalid', param, `${param} ${shown(value)} is not an id this service issues.`);
     default:
-      throw new DomainError('request.id_unknown', `No such object: ${shown(value)} is not an id this service issues.`, param);
+      throw new ApplicationError('request.id_unknown', `No such object: ${shown(value)} is not an id this service issues.`, param);
   }
 }
 
@@ -79,35 +80,57 @@ export function checkRequestStrings(desc: DescMessage, message: Record<string, u
   }
 }
 
+/** Where a fault of ours is logged: the error and the request id the client was given. */
+export type OnInternalError = (err: unknown, requestId: string) => void;
+
 /**
- * Wraps a service implementation so that every method first checks its
- * request with {@link checkRequestStrings}; a refusal reaches the client as
- * the ConnectError the domain error maps to.
+ * Wraps a service implementation: every method first checks its request
+ * with {@link checkRequestStrings}, and whatever it throws reaches the client
+ * as the ConnectError {@link toConnectError} chooses. This is the one place
+ * that turns an unknown fault into internal_error, after logging it with the
+ * request id: the gateway's (REST's Request-Id, forwarded) or one made here,
+ * which the answer then carries as request-id.
  */
-export function guardRequests<S extends DescService>(service: S, impl: ServiceImpl<S>, onInternalError: (err: unknown) => void): ServiceImpl<S> {
+export function guardRequests<S extends DescService>(service: S, impl: ServiceImpl<S>, onInternalError: OnInternalError, newRequestId: () => string): ServiceImpl<S> {
   const guarded: Record<string, unknown> = {};
-  const methods = impl as unknown as Record<string, (req: Record<string, unknown>, ctx: unknown) => unknown>;
+  const methods = impl as unknown as Record<string, (req: Record<string, unknown>, ctx: HandlerContext) => unknown>;
   for (const method of service.methods) {
     const fn = methods[method.localName];
     if (!fn) continue;
-    const check = (req: Record<string, unknown>, ctx: unknown) => {
-      const trace = (ctx as HandlerContext).values.get(CALL_TRACE);
+    const enter = (req: Record<string, unknown>, ctx: HandlerContext): ((err: unknown) => ConnectError) => {
+      const trace = ctx.values.get(CALL_TRACE);
       if (trace) trace.entered = true;
+      let requestId = ctx.requestHeader.get('request-id');
+      if (requestId === null) {
+        requestId = newRequestId();
+        ctx.responseHeader.set('request-id', requestId);
+      }
+      const id = requestId;
+      const fail = (err: unknown) => toConnectError(err, (fault) => onInternalError(fault, id));
       try {
         checkRequestStrings(method.input, req);
       } catch (err) {
-        throw toConnectError(err, onInternalError);
+        throw fail(err);
       }
+      return fail;
     };
     guarded[method.localName] =
       method.methodKind === 'unary'
-        ? (req: Record<string, unknown>, ctx: unknown) => {
-            check(req, ctx);
-            return fn.call(impl, req, ctx);
+        ? async (req: Record<string, unknown>, ctx: HandlerContext) => {
+            const fail = enter(req, ctx);
+            try {
+              return await fn.call(impl, req, ctx);
+            } catch (err) {
+              throw fail(err);
+            }
           }
-        : async function* (req: Record<string, unknown>, ctx: unknown) {
-            check(req, ctx);
-            yield* fn.call(impl, req, ctx) as AsyncIterable<unknown>;
+        : async function* (req: Record<string, unknown>, ctx: HandlerContext) {
+            const fail = enter(req, ctx);
+            try {
+              yield* fn.call(impl, req, ctx) as AsyncIterable<unknown>;
+            } catch (err) {
+              throw fail(err);
+            }
           };
   }
   return guarded as ServiceImpl<S>;

@@ -1,12 +1,11 @@
+import { ApplicationError } from './application-error.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { TestHelperService } from '../gen/checkout/v1/test_helpers_pb.ts';
 import { SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../gen/checkout/v1/test_helpers_pb.ts';
 import type { Idempotent } from './idempotent.ts';
-import { DomainError } from '../domain/shared/domain-error.ts';
 import type { Authenticate } from './authenticate.ts';
 import type { PaymentEngine } from './checkout/payment-engine.ts';
-import { createGuard } from './connect-errors.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import { orderToProto } from './order-mapper.ts';
 
@@ -16,23 +15,20 @@ export function createTestHelperService(deps: {
   readonly getOrder: GetOrderUseCase;
   readonly engine: PaymentEngine;
   readonly idempotent: Idempotent;
-  readonly onInternalError: (err: unknown) => void;
 }): ServiceImpl<typeof TestHelperService> {
-  const guard = createGuard(deps.onInternalError);
   return {
-    simulateBankTransfer: (req, ctx) =>
-      guard(async () => {
-        const caller = await deps.authenticate(ctx, 'secret');
-        if (caller.livemode) {
-          throw new DomainError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
-        }
-        const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
-        return deps.idempotent(ctx, caller, call, async () => {
-          const { order } = await deps.getOrder(caller, req.orderId);
-          await deps.engine.receiveTransfer(order);
-          const details = await deps.getOrder(caller, req.orderId);
-          return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
-        });
-      }),
+    simulateBankTransfer: async (req, ctx) => {
+      const caller = await deps.authenticate(ctx, 'secret');
+      if (caller.livemode) {
+        throw new ApplicationError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
+      }
+      const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
+      return deps.idempotent(ctx, caller, call, async () => {
+        const { order } = await deps.getOrder(caller, req.orderId);
+        await deps.engine.receiveTransfer(order);
+        const details = await deps.getOrder(caller, req.orderId);
+        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
+      });
+    },
   };
 }

@@ -44,7 +44,8 @@ export interface CoreOptions {
   readonly knex: Knex;
   readonly apiBaseUrl: string;
   readonly checkoutHost: string;
-  readonly onInternalError: (err: unknown) => void;
+  /** A fault of ours (logged; the client gets internal_error), with the request id it was answered under when there is one. */
+  readonly onInternalError: (err: unknown, requestId?: string) => void;
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   /** Live tail of events for `checkout listen`; without it ListenEvents answers unavailable. */
@@ -102,20 +103,20 @@ export function createCore(options: CoreOptions): Core {
     onBackgroundError: options.onInternalError,
   });
   const onInternalError = options.onInternalError;
+  const newRequestId = () => ids.newId('req_');
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, attempts }),
-    onInternalError,
   });
-  const checkoutService = createCheckoutService({ engine: payments, clock, onInternalError });
+  const checkoutService = createCheckoutService({ engine: payments, clock });
   const idempotent = createIdempotent(new PostgresRequestLedger(options.knex));
-  const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, idempotent, onInternalError });
+  const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, idempotent });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, idempotent, onInternalError });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, idempotent });
   const eventService = createEventService({
     authenticate,
     idempotent,
@@ -124,16 +125,15 @@ export function createCore(options: CoreOptions): Core {
     endpoints,
     feed: options.eventFeed ?? NO_FEED,
     clock,
-    onInternalError,
   });
   return {
     routes: (router) => {
       // Every request passes one check of its strings first, whichever transport brought it.
-      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError));
-      router.service(CheckoutService, guardRequests(CheckoutService, checkoutService, onInternalError));
-      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError));
-      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError));
-      router.service(EventService, guardRequests(EventService, eventService, onInternalError));
+      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError, newRequestId));
+      router.service(CheckoutService, guardRequests(CheckoutService, checkoutService, onInternalError, newRequestId));
+      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError, newRequestId));
+      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError, newRequestId));
+      router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),

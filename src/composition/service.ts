@@ -64,7 +64,7 @@ export async function startService(config: Config): Promise<RunningService> {
     knex,
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
-    onInternalError: (err) => log.error('internal error', err),
+    onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err),
     eventFeed: new NatsEventFeed(() => events.current(), config.natsSubjectPrefix, installationId),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
@@ -132,7 +132,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     await knex.destroy();
     throw err;
   }
-  const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err) => log.error('internal error', err), velocity: config.cardVelocity });
+  const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity });
   const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, log });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);

@@ -21,7 +21,7 @@ export interface OrderRepository {
   findById(scope: Scope, id: string): Promise<Order | undefined>;
   /**
    * Lists orders newest first.
-   * @throws DomainError list.cursor_invalid when startingAfter is not an order of the scope.
+   * @throws UnknownCursorError when startingAfter is not an order of the scope.
    */
   list(scope: Scope, query: OrderListQuery): Promise<OrderPage>;
   /** The order with this id, whoever owns it: for the checkout, which holds the unguessable id. */
@@ -31,7 +31,7 @@ export interface OrderRepository {
   /**
    * Stores a state change made by a domain transition (status, method,
    * settlement, version).
-   * @throws Error when the stored version is not the one before it (a lost race).
+   * @throws ConflictError when the stored version is not the one before it (a lost race).
    */
   saveTransition(order: Order): Promise<void>;
   /** Locks up to limit open orders past their expiry, skipping rows another worker holds. */

@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { ServiceUnavailableError } from '../../ports/errors.ts';
+import { ConflictError, ServiceUnavailableError } from '../../ports/errors.ts';
 import { migrationSource } from './migrations/index.ts';
 
 // int8 (bigint) arrives as a string; mappers turn it into a BigInt, never a float.
@@ -50,16 +50,30 @@ export function isUnavailable(err: unknown): boolean {
   return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(err.message);
 }
 
+/** What each unique constraint means when a request loses the race for it. */
+const CONFLICTS: Readonly<Record<string, string>> = {
+  payment_attempts_one_success: 'The order has been paid by another payment.',
+  payment_attempts_submission: 'This payment submission is already being processed.',
+  events_subject_sequence_unique: 'The subject of this event changed.',
+};
+
 /**
- * Runs a database call, turning "cannot reach Postgres" into the port-level
- * ServiceUnavailableError and letting every other error through.
+ * Runs a database call, turning the store's errors into the ports' own:
+ * "cannot reach Postgres" becomes ServiceUnavailableError, a unique
+ * violation (a race another request won) ConflictError; any other error
+ * (a fault of ours) goes through.
  * @throws ServiceUnavailableError when Postgres is unreachable.
+ * @throws ConflictError when a unique constraint refused the write.
  */
 export async function translateErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (isUnavailable(err)) throw new ServiceUnavailableError('Postgres is unavailable', { cause: err });
+    if ((err as { code?: unknown }).code === '23505') {
+      const constraint = String((err as { constraint?: unknown }).constraint ?? '');
+      throw new ConflictError(CONFLICTS[constraint] ?? 'The change conflicts with one made at the same time.', { cause: err });
+    }
     throw err;
   }
 }

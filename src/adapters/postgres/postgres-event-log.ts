@@ -1,7 +1,7 @@
+import { UnknownCursorError } from '../../ports/errors.ts';
 import type { Knex } from 'knex';
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
-import { invalid } from '../../domain/shared/domain-error.ts';
 import type { EventLog, EventQuery } from '../../ports/event-log.port.ts';
 import { translateErrors } from './database.ts';
 import { rowToEvent, type EventRow } from './postgres-event-outbox.ts';
@@ -29,7 +29,7 @@ export class PostgresEventLog implements EventLog {
       if (query.reference !== undefined) q.andWhere('reference', query.reference);
       if (query.startingAfter !== undefined) {
         const cursor = await this.#knex<EventRow>('events').where({ ...where, id: query.startingAfter }).first('created_at', 'id');
-        if (!cursor) throw invalid('list.cursor_invalid', 'starting_after', `starting_after "${query.startingAfter}" is not one of your events in this mode.`);
+        if (!cursor) throw new UnknownCursorError(`starting_after "${query.startingAfter}" is not one of your events in this mode.`);
         q.andWhereRaw('(created_at, id) < (?, ?)', [cursor.created_at, cursor.id]);
       }
       const rows = await q;

@@ -1,7 +1,7 @@
+import { ConflictError, UnknownCursorError } from '../../ports/errors.ts';
 import type { Knex } from 'knex';
 import type { Order } from '../../domain/order/order.entity.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
-import { invalid } from '../../domain/shared/domain-error.ts';
 import type { OrderListQuery, OrderPage, OrderRepository } from '../../ports/order-repository.port.ts';
 import { translateErrors } from './database.ts';
 import { rowToOrder, type OrderRow } from './order-row.ts';
@@ -37,7 +37,7 @@ export class PostgresOrderRepository implements OrderRepository {
           .where({ id: query.startingAfter, merchant_id: scope.merchantId, livemode: scope.livemode })
           .first();
         if (!cursor) {
-          throw invalid('list.cursor_invalid', 'starting_after', `starting_after "${query.startingAfter}" is not one of your orders in this mode.`);
+          throw new UnknownCursorError(`starting_after "${query.startingAfter}" is not one of your orders in this mode.`);
         }
         q.andWhereRaw('(created_at, id) < (?, ?)', [cursor.created_at, cursor.id]);
       }
@@ -69,7 +69,8 @@ export class PostgresOrderRepository implements OrderRepository {
           updated_at: new Date(),
         }),
     );
-    if (updated !== 1) throw new Error(`order ${order.id} changed under a transition to version ${order.version}`);
+    // Another request moved the order on first: the transition was computed from a stale version.
+    if (updated !== 1) throw new ConflictError(`The order ${order.id} changed while this request ran.`);
   }
 
   async lockDueToExpire(now: Date, limit: number): Promise<Order[]> {

@@ -10,7 +10,6 @@ import {
 } from '../../gen/checkout/v1/checkout_pb.ts';
 import { parseCard } from '../../domain/payment/card.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import { createGuard } from '../connect-errors.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
 import type { PaymentClient, PaymentEngine } from './payment-engine.ts';
 import { CLIENT_ADDRESS } from '../request-context.ts';
@@ -19,37 +18,33 @@ import { CLIENT_ADDRESS } from '../request-context.ts';
 export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
 
 /** Implements checkout.v1.CheckoutService over the payment engine. */
-export function createCheckoutService(deps: { readonly engine: PaymentEngine; readonly clock: Clock; readonly onInternalError: (err: unknown) => void }): ServiceImpl<typeof CheckoutService> {
-  const guard = createGuard(deps.onInternalError);
+export function createCheckoutService(deps: { readonly engine: PaymentEngine; readonly clock: Clock }): ServiceImpl<typeof CheckoutService> {
   const token = (ctx: HandlerContext) => ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER) ?? '';
   const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS) });
 
   return {
-    getCheckout: (req) => guard(async () => create(GetCheckoutResponseSchema, { checkout: checkoutToProto(await deps.engine.view(req.checkoutId)) })),
-    submitCardPayment: (req, ctx) =>
-      guard(async () => {
-        const card = parseCard(
-          {
-            number: req.card?.number ?? '',
-            expMonth: req.card?.expMonth ?? 0,
-            expYear: req.card?.expYear ?? 0,
-            cvc: req.card?.cvc ?? '',
-            name: req.card?.name ?? '',
-          },
-          deps.clock.now(),
-        );
-        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card }, client(ctx));
-        return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
-      }),
-    completeAuthentication: (req, ctx) =>
-      guard(async () => {
-        const result = await deps.engine.authenticate(req.checkoutId, token(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
-        return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(result) });
-      }),
-    submitWalletPayment: (req, ctx) =>
-      guard(async () => {
-        const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
-        return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(result) });
-      }),
+    getCheckout: async (req) => create(GetCheckoutResponseSchema, { checkout: checkoutToProto(await deps.engine.view(req.checkoutId)) }),
+    submitCardPayment: async (req, ctx) => {
+      const card = parseCard(
+        {
+          number: req.card?.number ?? '',
+          expMonth: req.card?.expMonth ?? 0,
+          expYear: req.card?.expYear ?? 0,
+          cvc: req.card?.cvc ?? '',
+          name: req.card?.name ?? '',
+        },
+        deps.clock.now(),
+      );
+      const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card }, client(ctx));
+      return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
+    },
+    completeAuthentication: async (req, ctx) => {
+      const result = await deps.engine.authenticate(req.checkoutId, token(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
+      return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(result) });
+    },
+    submitWalletPayment: async (req, ctx) => {
+      const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
+      return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(result) });
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { ApplicationError } from '../application-error.ts';
 import { timingSafeEqual } from 'node:crypto';
 import type { Card } from '../../domain/payment/card.ts';
 import { DECLINES, type DeclineCode } from '../../domain/payment/decline-code.ts';
@@ -155,7 +156,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
   /** The merchant of an order, read before any transaction is opened. */
   async function merchantOfOrder(orderId: string): Promise<MerchantRecord> {
     const order = await deps.uow.run((tx) => tx.orders.findForCheckout(orderId));
-    if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
+    if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
     return merchantOf(order);
   }
 
@@ -185,9 +186,9 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
 
   async function lockCheckout(tx: TransactionScope, checkoutId: string, token: string): Promise<Order> {
     const order = await tx.orders.lock(orderIdOfCheckout(checkoutId));
-    if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
+    if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
     if (!tokenMatches(order.checkoutToken, token)) {
-      throw new DomainError('checkout.token_invalid', 'The checkout token is missing or wrong; reload the checkout page.');
+      throw new ApplicationError('checkout.token_invalid', 'The checkout token is missing or wrong; reload the checkout page.');
     }
     return order;
   }
@@ -234,7 +235,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
 
   async function currentView(orderId: string): Promise<CheckoutView> {
     const order = await deps.uow.run((tx) => tx.orders.findForCheckout(orderId));
-    if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
+    if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
     const attempts = await deps.uow.run((tx) => tx.attempts.listForOrder(orderId));
     return checkoutView(order, attempts, await merchantOf(order));
   }
@@ -405,7 +406,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
         const locked = await tx.orders.lock(orderId);
         return locked ? expireIfDue(tx, locked, release) : undefined;
       });
-      if (!order) throw new DomainError('checkout.not_found', 'No such checkout.');
+      if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
       const attempts = await deps.uow.run((tx) => tx.attempts.listForOrder(orderId));
       return checkoutView(order, attempts, await merchantOf(order));
     },
@@ -517,7 +518,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
     async authenticate(checkoutId, token, attemptId, answer) {
       const claimed = await inTransaction(async (tx, release) => {
         const locked = await lockCheckout(tx, checkoutId, token);
-        if (!(await tx.attempts.findById(locked.id, attemptId))) throw new DomainError('checkout.attempt_not_found', 'No such payment attempt for this checkout.');
+        if (!(await tx.attempts.findById(locked.id, attemptId))) throw new ApplicationError('checkout.attempt_not_found', 'No such payment attempt for this checkout.');
         // Whether the order still takes this payment is decided here, under its lock, before anything is captured.
         const order = await expireIfDue(tx, locked, release);
         const attempt = (await tx.attempts.findById(order.id, attemptId))!;
@@ -553,7 +554,7 @@ export function createPaymentEngine(deps: PaymentEngineDeps): PaymentEngine {
       const merchant = await merchantOf(scoped);
       return inTransaction(async (tx, release) => {
         const locked = await tx.orders.lock(scoped.id);
-        if (!locked) throw new DomainError('order.not_found', `No such order: "${scoped.id}".`, 'id');
+        if (!locked) throw new ApplicationError('order.not_found', `No such order: "${scoped.id}".`, 'id');
         const order = await expireIfDue(tx, locked, release);
         if (order.status === 'expired') throw new DomainError('checkout.expired', 'This order has expired; a transfer for it would be returned to the payer.');
         assertPayable(order, deps.clock.now());

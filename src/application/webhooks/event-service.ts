@@ -1,3 +1,4 @@
+import { ApplicationError } from '../application-error.ts';
 import { create } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
@@ -12,7 +13,6 @@ import {
 } from '../../gen/checkout/v1/webhook_pb.ts';
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
 import type { Caller, Scope } from '../../domain/merchant/caller.ts';
-import { DomainError, invalid } from '../../domain/shared/domain-error.ts';
 import { webhookBody } from '../../domain/webhook/webhook-body.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { EventLog } from '../../ports/event-log.port.ts';
@@ -20,7 +20,6 @@ import type { EventFeed } from '../../ports/event-subscription.port.ts';
 import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
 import type { WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
-import { createGuard, toConnectError } from '../connect-errors.ts';
 import type { Idempotent } from '../idempotent.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../list-orders.ts';
 import { attemptToProto, eventToProto } from './webhook-mapper.ts';
@@ -34,17 +33,16 @@ export interface EventServiceDeps {
   readonly feed: EventFeed;
   readonly clock: Clock;
   readonly idempotent: Idempotent;
-  readonly onInternalError: (err: unknown) => void;
 }
 
 /** Implements checkout.v1.EventService: the event log, its deliveries, redelivery and the live tail. */
 export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof EventService> {
   const caller = (ctx: HandlerContext): Promise<Caller> => deps.authenticate(ctx, 'secret');
-  const guarded = createGuard(deps.onInternalError);
-  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await caller(ctx)));
+  /** Runs fn for the caller a secret key names. */
+  const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => fn(await caller(ctx));
   const found = async (scope: Scope, id: string) => {
     const event = await deps.events.findById(scope, id);
-    if (!event) throw new DomainError('event.not_found', `No such event: "${id}".`, 'id');
+    if (!event) throw new ApplicationError('event.not_found', `No such event: "${id}".`, 'id');
     return event;
   };
 
@@ -52,7 +50,7 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
     listEvents: (req, ctx) =>
       guard(ctx, async (scope) => {
         const limit = req.limit === 0 ? DEFAULT_LIST_LIMIT : req.limit;
-        if (limit < 1 || limit > MAX_LIST_LIMIT) throw invalid('list.limit_invalid', 'limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`);
+        if (limit < 1 || limit > MAX_LIST_LIMIT) throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
         const page = await deps.events.list(scope, { limit, startingAfter: req.startingAfter, type: req.type, orderId: req.orderId, reference: req.reference });
         return create(ListEventsResponseSchema, { events: page.events.map(eventToProto), hasMore: page.hasMore });
       }),
@@ -68,30 +66,23 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
         return deps.idempotent(ctx, scope, call, async () => {
           await found(scope, req.eventId);
           if (req.endpointId && !(await deps.endpoints.findById(scope, req.endpointId))) {
-            throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.endpointId}".`, 'endpoint_id');
+            throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.endpointId}".`, 'endpoint_id');
           }
           const queued = await deps.queue.requeueEvent(scope, req.eventId, req.endpointId || undefined, deps.clock.now());
           return create(RedeliverEventResponseSchema, { queued });
         });
       }),
     async *listenEvents(_req, ctx): AsyncGenerator<ListenEventsResponse> {
-      let scope: Caller;
-      let secret: string;
       const buffered: DomainEvent[] = [];
       let notify: (() => void) | undefined;
-      let tail: { close(): void };
-      try {
-        scope = await caller(ctx);
-        if (scope.livemode) throw new DomainError('listen.live_mode', 'checkout listen works with test keys only (sk_test_…).');
-        const endpoint = await deps.endpoints.findDefault(scope);
-        secret = (endpoint ? await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now()) : [])[0] ?? '';
-        tail = await deps.feed.tail(scope, (event) => {
-          buffered.push(event);
-          notify?.();
-        });
-      } catch (err) {
-        throw toConnectError(err, deps.onInternalError);
-      }
+      const scope: Caller = await caller(ctx);
+      if (scope.livemode) throw new ApplicationError('listen.live_mode', 'checkout listen works with test keys only (sk_test_…).');
+      const endpoint = await deps.endpoints.findDefault(scope);
+      const secret = (endpoint ? await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now()) : [])[0] ?? '';
+      const tail = await deps.feed.tail(scope, (event) => {
+        buffered.push(event);
+        notify?.();
+      });
       // One abort listener for the whole stream: it wakes the wait below when the client goes away.
       const onAbort = () => notify?.();
       ctx.signal.addEventListener('abort', onAbort, { once: true });

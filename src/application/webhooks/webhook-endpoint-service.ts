@@ -1,3 +1,4 @@
+import { ApplicationError } from '../application-error.ts';
 import { create, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
@@ -26,7 +27,6 @@ import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
 import type { EndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
-import { createGuard } from '../connect-errors.ts';
 import type { Idempotent } from '../idempotent.ts';
 import { endpointToProto } from './webhook-mapper.ts';
 
@@ -44,19 +44,18 @@ export interface WebhookEndpointServiceDeps {
   /** Which hosts an endpoint URL may name, in both modes (the same policy the sender applies). */
   readonly addressPolicy: Pick<AddressPolicy, 'refuseHost'>;
   readonly idempotent: Idempotent;
-  readonly onInternalError: (err: unknown) => void;
 }
 
 /** Implements checkout.v1.WebhookEndpointService: endpoint CRUD, secret rotation, bulk replay. */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
-  const guarded = createGuard(deps.onInternalError);
-  const guard = <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => guarded(async () => fn(await deps.authenticate(ctx, 'secret')));
+  /** Runs fn for the caller a secret key names. */
+  const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => fn(await deps.authenticate(ctx, 'secret'));
   /** A state-changing call: once per Idempotency-Key. */
   const keyed = <I extends DescMessage, O extends DescMessage>(ctx: HandlerContext, operation: string, input: I, request: MessageShape<I>, output: O, fn: (scope: Scope) => Promise<MessageShape<O>>) =>
     guard(ctx, (scope) => deps.idempotent(ctx, scope, { operation, input, request, output }, () => fn(scope)));
   const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
     const endpoint = await deps.endpoints.findById(scope, id);
-    if (!endpoint) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
+    if (!endpoint) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
     return endpoint;
   };
   const refuseHost = (host: string) => deps.addressPolicy.refuseHost(host);
@@ -102,7 +101,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         else if (req.disabled === false || (current.disabledReason === 'no_url' && changes.url !== undefined)) changes.disabledReason = null;
         if (changes.disabledReason === null && (changes.url ?? current.url) === null) changes.disabledReason = 'no_url';
         const updated = await deps.endpoints.update(scope, req.id, changes);
-        if (!updated) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
+        if (!updated) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
         return create(UpdateWebhookEndpointResponseSchema, { endpoint: endpointToProto(updated) });
       }),
     deleteWebhookEndpoint: (req, ctx) =>
@@ -114,7 +113,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
             'id',
           );
         }
-        if (!(await deps.endpoints.delete(scope, req.id))) throw new DomainError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
+        if (!(await deps.endpoints.delete(scope, req.id))) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
         return create(DeleteWebhookEndpointResponseSchema, { id: req.id });
       }),
     rotateWebhookSecret: (req, ctx) =>

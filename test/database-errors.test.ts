@@ -1,0 +1,72 @@
+// Database errors become the ports' errors inside the adapters: a unique constraint or a version that another
+// request won is a ConflictError (409 concurrent_change at the edge), never an internal error.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Code } from '@connectrpc/connect';
+import { PostgresOrderRepository } from '../src/adapters/postgres/postgres-order-repository.ts';
+import { PostgresPaymentAttemptRepository } from '../src/adapters/postgres/postgres-payment-attempt-repository.ts';
+import { toConnectError } from '../src/application/connect-errors.ts';
+import { ConflictError } from '../src/ports/errors.ts';
+import type { PaymentAttempt } from '../src/domain/payment/payment-attempt.entity.ts';
+import { orderBody, startTestService, type TestService } from './support/service.ts';
+
+let svc: TestService;
+let orderId: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const shop = await svc.sandbox('Conflicts shop');
+  const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
+  orderId = res.json().id;
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+function attempt(id: string, status: PaymentAttempt['status']): PaymentAttempt {
+  const now = new Date();
+  return {
+    id,
+    orderId,
+    merchantId: '',
+    livemode: false,
+    submissionId: `sub-${id}`,
+    method: 'card',
+    route: 'simulated_alpha',
+    status,
+    declineCode: null,
+    authentication: 'not_required',
+    cardBrand: 'visa',
+    cardLast4: '4242',
+    retry: false,
+    processorRef: null,
+    cancellationReason: null,
+    challengeTestCode: null,
+    clientAddress: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+describe('database errors translated in the adapters', () => {
+  it('a transition computed from a version another request moved on is a ConflictError, answered 409 concurrent_change', async () => {
+    const orders = new PostgresOrderRepository(svc.db.knex);
+    const order = (await orders.findForCheckout(orderId))!;
+    await orders.saveTransition({ ...order, status: 'failed', version: order.version + 1 });
+    const stale = orders.saveTransition({ ...order, status: 'failed', version: order.version + 1 });
+    await expect(stale).rejects.toBeInstanceOf(ConflictError);
+    const answered = toConnectError(await stale.catch((err: unknown) => err), () => {
+      throw new Error('a conflict is not an internal error');
+    });
+    expect(answered.code).toBe(Code.Aborted);
+    expect(answered.rawMessage).toMatch(/changed while this request ran.*retry/);
+  });
+
+  it('a unique constraint another request claimed first is a ConflictError that says what it means', async () => {
+    const merchantId = (await svc.db.knex('orders').where({ id: orderId }).first()).merchant_id as string;
+    const attempts = new PostgresPaymentAttemptRepository(svc.db.knex);
+    await attempts.insert({ ...attempt('att_first_success', 'succeeded'), merchantId });
+    const second = attempts.insert({ ...attempt('att_second_success', 'succeeded'), merchantId });
+    await expect(second).rejects.toBeInstanceOf(ConflictError);
+    await expect(second).rejects.toThrow('The order has been paid by another payment.');
+  });
+});
