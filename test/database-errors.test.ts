@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code } from '@connectrpc/connect';
 import { PostgresOrderRepository } from '../src/adapters/postgres/postgres-order-repository.ts';
-import { PostgresPaymentAttemptRepository } from '../src/adapters/postgres/postgres-payment-attempt-repository.ts';
+import { PostgresPaymentRepository } from '../src/adapters/postgres/payments/postgres-payment-repository.ts';
+import { receivedTransfer } from '../src/domain/payment/payment.entity.ts';
 import { toConnectError } from '../src/application/connect-errors.ts';
 import { ConflictError } from '../src/ports/errors.ts';
-import type { PaymentAttempt } from '../src/domain/payment/payment-attempt.entity.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';
 
 let svc: TestService;
@@ -21,31 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.close();
 });
-
-function attempt(id: string, status: PaymentAttempt['status']): PaymentAttempt {
-  const now = new Date();
-  return {
-    id,
-    orderId,
-    merchantId: '',
-    livemode: false,
-    submissionId: `sub-${id}`,
-    method: 'card',
-    route: 'simulated_alpha',
-    status,
-    declineCode: null,
-    authentication: 'not_required',
-    cardBrand: 'visa',
-    cardLast4: '4242',
-    retry: false,
-    processorRef: null,
-    cancellationReason: null,
-    challengeTestCode: null,
-    clientAddress: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 describe('database errors translated in the adapters', () => {
   it('a transition computed from a version another request moved on is a ConflictError, answered 409 concurrent_change', async () => {
@@ -63,9 +38,11 @@ describe('database errors translated in the adapters', () => {
 
   it('a unique constraint another request claimed first is a ConflictError that says what it means', async () => {
     const merchantId = (await svc.db.knex('orders').where({ id: orderId }).first()).merchant_id as string;
-    const attempts = new PostgresPaymentAttemptRepository(svc.db.knex);
-    await attempts.insert({ ...attempt('att_first_success', 'succeeded'), merchantId });
-    const second = attempts.insert({ ...attempt('att_second_success', 'succeeded'), merchantId });
+    const payments = new PostgresPaymentRepository(svc.db.knex);
+    const transfer = (n: number) =>
+      receivedTransfer({ paymentId: `pay_transfer${n}`, attemptId: `att_transfer${n}`, orderId, merchantId, livemode: false, amount: 2500n, currency: 'EUR', now: new Date() });
+    await payments.start(transfer(1));
+    const second = payments.start(transfer(2));
     await expect(second).rejects.toBeInstanceOf(ConflictError);
     await expect(second).rejects.toThrow('The order has been paid by another payment.');
   });

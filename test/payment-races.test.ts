@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, Code, createRouterTransport } from '@connectrpc/connect';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
-import { createPaymentEngine, type PaymentEngine } from '../src/application/checkout/payment-engine.ts';
+import { createPayments } from '../src/application/payments/payments.ts';
+import { createCheckoutPayments } from '../src/application/checkout/checkout-payments.ts';
+import { PostgresPaymentRepository } from '../src/adapters/postgres/payments/postgres-payment-repository.ts';
 import { parseCard } from '../src/domain/payment/card.ts';
 import { DEFAULT_VELOCITY_LIMITS } from '../src/domain/payment/velocity.ts';
 import type { Order } from '../src/domain/order/order.entity.ts';
@@ -14,7 +16,7 @@ import { PostgresOrderRepository } from '../src/adapters/postgres/postgres-order
 import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 import { SimulatedBetaAcquirer } from '../src/adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
 import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { insertLeftBehind, orderBody, startTestService, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -131,6 +133,10 @@ class RecordingAcquirer implements PaymentProcessor {
     this.calls.push({ op: 'void', ref });
     return this.#inner.void(ref);
   }
+  refund(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
+    this.calls.push({ op: 'refund', ref });
+    return this.#inner.refund(ref, amount, reference);
+  }
   async reverse(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
     this.calls.push({ op: 'reverse', ref });
     if (this.failReversals > 0) {
@@ -142,15 +148,20 @@ class RecordingAcquirer implements PaymentProcessor {
 }
 
 describe('captures that cannot be recorded (the engine with a recording acquirer)', () => {
-  let engine: PaymentEngine;
+  let engine: ReturnType<typeof createCheckoutPayments> & {
+    receiveTransfer(order: Order): Promise<Order>;
+    recoverAttempts(limit: number): Promise<number>;
+    expireDue(limit: number): Promise<number>;
+  };
   let alpha: RecordingAcquirer;
   let offsetMs = 0;
   const backgroundErrors: unknown[] = [];
 
   beforeAll(() => {
     alpha = new RecordingAcquirer(new SimulatedAlphaAcquirer(svc.core.merchants));
-    engine = createPaymentEngine({
+    const payments = createPayments({
       uow: new PostgresUnitOfWork(svc.db.knex),
+      reads: { orders: new PostgresOrderRepository(svc.db.knex), payments: new PostgresPaymentRepository(svc.db.knex) },
       ids: cryptoIdGenerator,
       clock: { now: () => new Date(Date.now() + offsetMs) },
       merchants: svc.core.merchants,
@@ -160,6 +171,13 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       velocity: DEFAULT_VELOCITY_LIMITS,
       onBackgroundError: (err) => backgroundErrors.push(err),
     });
+    // The page's side of the use cases, and the server's: the test drives both over the recording acquirer.
+    engine = {
+      ...createCheckoutPayments(payments),
+      receiveTransfer: (order) => payments.receiveTransfer(order.id),
+      recoverAttempts: payments.recoverAttempts,
+      expireDue: payments.expireDue,
+    };
   });
 
   const orderRow = async (id: string): Promise<Order> => (await new PostgresOrderRepository(svc.db.knex).findForCheckout(id))!;
@@ -242,7 +260,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       created_at: stale,
       updated_at: stale,
     });
-    await svc.db.knex('payment_attempts').insert([row(a.id, 'att_crash_captured', 'alpha_left_behind'), row(b.id, 'att_crash_early', null)]);
+    await insertLeftBehind(svc.db.knex, [row(a.id, 'att_crash_captured', 'alpha_left_behind'), row(b.id, 'att_crash_early', null)]);
     expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(2);
     expect(alpha.calls).toContainEqual({ op: 'reverse', ref: 'alpha_left_behind' });
     expect((await attemptsOf(a.id))[0]).toMatchObject({ status: 'reversed', cancellation_reason: 'attempt_abandoned' });

@@ -3,7 +3,7 @@ import { createClient, ConnectError, Code, createRouterTransport } from '@connec
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
 import { ibanValid } from '../src/domain/payment/iban.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { insertLeftBehind, orderBody, startTestService, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -204,7 +204,7 @@ describe('safety', () => {
       created_at: updatedAt,
       updated_at: updatedAt,
     });
-    await svc.db.knex('payment_attempts').insert(leftBehind(new Date(), 'att_fresh'));
+    await insertLeftBehind(svc.db.knex, [leftBehind(new Date(), 'att_fresh')]);
     await expect(pay(checkoutId, token, card('approved'))).rejects.toMatchObject({ code: Code.Aborted });
     await svc.db.knex('payment_attempts').where({ id: 'att_fresh' }).update({ updated_at: new Date(Date.now() - 3 * 60_000) });
     expect((await pay(checkoutId, token, card('approved'))).outcome?.status).toBe(PaymentStatus.SUCCEEDED);

@@ -14,6 +14,7 @@ export type ApplicationErrorCode =
   | 'order.not_found'
   | 'checkout.not_found'
   | 'checkout.attempt_not_found'
+  | 'payment.not_found'
   | 'webhook.endpoint_not_found'
   | 'event.not_found'
   | 'request.id_unknown'

@@ -3,7 +3,7 @@ import type { Order } from '../domain/order/order.entity.ts';
 import type { PaymentAttempt } from '../domain/payment/payment-attempt.entity.ts';
 import type { Scope } from '../domain/merchant/caller.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
-import type { PaymentAttemptRepository } from '../ports/payment-attempt-repository.port.ts';
+import type { PaymentRepository } from '../ports/payments/payment-repository.port.ts';
 
 /** An order with its payment attempts, oldest first. */
 export interface OrderDetails {
@@ -18,10 +18,10 @@ export type GetOrderUseCase = (scope: Scope, id: string) => Promise<OrderDetails
  * Creates the order-retrieval use case. Another merchant's or mode's id is
  * answered exactly like an unknown one.
  */
-export function createGetOrder(deps: { readonly orders: OrderRepository; readonly attempts: PaymentAttemptRepository }): GetOrderUseCase {
+export function createGetOrder(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository }): GetOrderUseCase {
   return async (scope, id) => {
     const order = await deps.orders.findById(scope, id);
     if (!order) throw new ApplicationError('order.not_found', `No such order: "${id}".`, 'id');
-    return { order, attempts: await deps.attempts.listForOrder(order.id) };
+    return { order, attempts: (await deps.payments.listAttemptsForOrders([order.id])).get(order.id) ?? [] };
   };
 }

@@ -1,7 +1,7 @@
 import { ApplicationError } from './application-error.ts';
 import type { Scope } from '../domain/merchant/caller.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
-import type { PaymentAttemptRepository } from '../ports/payment-attempt-repository.port.ts';
+import type { PaymentRepository } from '../ports/payments/payment-repository.port.ts';
 import type { OrderDetails } from './get-order.ts';
 
 /** Default and largest page sizes of order lists. */
@@ -15,14 +15,14 @@ export type ListOrdersUseCase = (
 ) => Promise<{ orders: OrderDetails[]; hasMore: boolean }>;
 
 /** Creates the order-listing use case. */
-export function createListOrders(deps: { readonly orders: OrderRepository; readonly attempts: PaymentAttemptRepository }): ListOrdersUseCase {
+export function createListOrders(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository }): ListOrdersUseCase {
   return async (scope, query) => {
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
     }
     const page = await deps.orders.list(scope, { limit, startingAfter: query.startingAfter, reference: query.reference });
-    const attempts = await deps.attempts.listForOrders(page.orders.map((order) => order.id));
+    const attempts = await deps.payments.listAttemptsForOrders(page.orders.map((order) => order.id));
     return { orders: page.orders.map((order) => ({ order, attempts: attempts.get(order.id) ?? [] })), hasMore: page.hasMore };
   };
 }

@@ -19,7 +19,7 @@ describe('the request guard', () => {
     const client = clientThat(() => {
       throw boom;
     }, logged);
-    const err = await client.getOrder({ id: 'ord_x' }).catch((e: unknown) => ConnectError.from(e));
+    const err = await client.getOrder({ id: 'ord_x' }).then(() => { throw new Error('expected a failure'); }, (e: unknown) => ConnectError.from(e));
     expect(err.code).toBe(Code.Internal);
     expect(err.rawMessage).not.toContain('secret detail');
     expect(logged).toEqual([{ err: boom, requestId: 'req_made_by_the_guard' }]);
@@ -31,9 +31,9 @@ describe('the request guard', () => {
     const client = clientThat(() => {
       throw throwing;
     }, logged);
-    expect((await client.getOrder({ id: 'ord_x' }).catch((e: unknown) => ConnectError.from(e))).code).toBe(Code.FailedPrecondition);
+    expect((await client.getOrder({ id: 'ord_x' }).then(() => { throw new Error('expected a failure'); }, (e: unknown) => ConnectError.from(e))).code).toBe(Code.FailedPrecondition);
     throwing = new ApplicationError('order.not_found', 'No such order');
-    expect((await client.getOrder({ id: 'ord_x' }).catch((e: unknown) => ConnectError.from(e))).code).toBe(Code.NotFound);
+    expect((await client.getOrder({ id: 'ord_x' }).then(() => { throw new Error('expected a failure'); }, (e: unknown) => ConnectError.from(e))).code).toBe(Code.NotFound);
     throwing = new Error('bug');
     await client.getOrder({ id: 'ord_x' }, { headers: { 'request-id': 'req_from_the_gateway' } }).catch(() => undefined);
     expect(logged.map((l) => l.requestId)).toEqual(['req_from_the_gateway']);

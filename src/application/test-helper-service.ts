@@ -5,7 +5,7 @@ import type { TestHelperService } from '../gen/checkout/v1/test_helpers_pb.ts';
 import { SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../gen/checkout/v1/test_helpers_pb.ts';
 import type { Idempotent } from './idempotent.ts';
 import type { Authenticate } from './authenticate.ts';
-import type { PaymentEngine } from './checkout/payment-engine.ts';
+import type { ReceiveTransfer } from './payments/receive-transfer.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import { orderToProto } from './order-mapper.ts';
 
@@ -13,7 +13,7 @@ import { orderToProto } from './order-mapper.ts';
 export function createTestHelperService(deps: {
   readonly authenticate: Authenticate;
   readonly getOrder: GetOrderUseCase;
-  readonly engine: PaymentEngine;
+  readonly receiveTransfer: ReceiveTransfer;
   readonly idempotent: Idempotent;
 }): ServiceImpl<typeof TestHelperService> {
   return {
@@ -24,8 +24,9 @@ export function createTestHelperService(deps: {
       }
       const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
       return deps.idempotent(ctx, caller, call, async () => {
+        // Looked up in the caller's scope first: another merchant's or mode's order is unknown here.
         const { order } = await deps.getOrder(caller, req.orderId);
-        await deps.engine.receiveTransfer(order);
+        await deps.receiveTransfer(order.id);
         const details = await deps.getOrder(caller, req.orderId);
         return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
       });

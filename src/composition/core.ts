@@ -24,11 +24,12 @@ import { createListOrders } from '../application/list-orders.ts';
 import { createOrderService } from '../application/order-service.ts';
 import { createTestHelperService } from '../application/test-helper-service.ts';
 import { createCheckoutService } from '../application/checkout/checkout-service.ts';
-import { createPaymentEngine, type PaymentEngine } from '../application/checkout/payment-engine.ts';
+import { createPayments, type Payments } from '../application/payments/payments.ts';
+import { createCheckoutPayments } from '../application/checkout/checkout-payments.ts';
 import { PostgresMerchantRepository } from '../adapters/postgres/postgres-merchant-repository.ts';
 import { PostgresRateLimiter, type RateLimitPolicy } from '../adapters/postgres/postgres-rate-limiter.ts';
 import { PostgresOrderRepository } from '../adapters/postgres/postgres-order-repository.ts';
-import { PostgresPaymentAttemptRepository } from '../adapters/postgres/postgres-payment-attempt-repository.ts';
+import { PostgresPaymentRepository } from '../adapters/postgres/payments/postgres-payment-repository.ts';
 import { PostgresUnitOfWork } from '../adapters/postgres/postgres-unit-of-work.ts';
 import { PostgresOrderCreationStore } from '../adapters/postgres/postgres-order-creation-store.ts';
 import { SimulatedAlphaAcquirer } from '../adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
@@ -75,7 +76,7 @@ export interface Core {
   readonly issueApiKeys: IssueApiKeysUseCase;
   readonly merchants: PostgresMerchantRepository;
   /** The payment engine, for housekeeping (expiry) run by the host process. */
-  readonly payments: PaymentEngine;
+  readonly payments: Payments;
   /** The webhook delivery queue, which the dispatcher drains. */
   readonly webhookQueue: PostgresWebhookDeliveryQueue;
 }
@@ -86,13 +87,14 @@ export function createCore(options: CoreOptions): Core {
   const ids = options.ids ?? cryptoIdGenerator;
   const merchants = new PostgresMerchantRepository(options.knex);
   const orders = new PostgresOrderRepository(options.knex);
-  const attempts = new PostgresPaymentAttemptRepository(options.knex);
+  const paymentStore = new PostgresPaymentRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
   const authenticate = createAuthenticate({ keys: merchants, limiter });
-  const getOrder = createGetOrder({ orders, attempts });
-  const payments = createPaymentEngine({
+  const getOrder = createGetOrder({ orders, payments: paymentStore });
+  const payments = createPayments({
     uow,
+    reads: { orders, payments: paymentStore },
     ids,
     clock,
     merchants,
@@ -108,11 +110,11 @@ export function createCore(options: CoreOptions): Core {
     authenticate,
     createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
-    listOrders: createListOrders({ orders, attempts }),
+    listOrders: createListOrders({ orders, payments: paymentStore }),
   });
-  const checkoutService = createCheckoutService({ engine: payments, clock });
+  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
   const idempotent = createIdempotent(new PostgresRequestLedger(options.knex));
-  const testHelperService = createTestHelperService({ authenticate, getOrder, engine: payments, idempotent });
+  const testHelperService = createTestHelperService({ authenticate, getOrder, receiveTransfer: payments.receiveTransfer, idempotent });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });

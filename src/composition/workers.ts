@@ -14,7 +14,7 @@ import { systemClock } from '../adapters/system/system-clock.ts';
 import { createOutboxRelay } from '../application/relay-outbox.ts';
 import { createWebhookDispatcher, type UnaccountedEvent, type WebhookDispatcher } from '../application/webhooks/webhook-dispatcher.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook/retry-schedule.ts';
-import type { PaymentEngine } from '../application/checkout/payment-engine.ts';
+import type { Payments } from '../application/payments/payments.ts';
 import type { EventLink } from './events.ts';
 import { streamOptions } from './events.ts';
 import type { Log } from './log.ts';
@@ -36,7 +36,7 @@ export interface WorkerContext {
   readonly installationId: string;
   /** The link to NATS; the relay and the dispatcher need it, the others do not. */
   readonly events: EventLink | undefined;
-  readonly payments: PaymentEngine;
+  readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts'>;
   readonly log: Log;
 }
 

@@ -27,8 +27,14 @@ export interface NewWebhookSecret {
   readonly secret: string;
 }
 
+/** Reads merchants. */
+export interface MerchantReader {
+  /** The merchant, or undefined. */
+  findById(merchantId: string): Promise<MerchantRecord | undefined>;
+}
+
 /** Stores merchants and their credentials. */
-export interface MerchantRepository {
+export interface MerchantRepository extends MerchantReader {
   /**
    * Stores a merchant with its keys and webhook secrets, in one transaction.
    * With onlyIfNoMerchants, stores nothing (and answers false) when any
@@ -43,8 +49,6 @@ export interface MerchantRepository {
   ): Promise<boolean>;
   /** Stores further API keys of an existing merchant; false (and nothing stored) when there is no such merchant. */
   addApiKeys(merchantId: string, keys: readonly NewApiKey[], createdAt: Date): Promise<boolean>;
-  /** The merchant, or undefined. */
-  findById(merchantId: string): Promise<MerchantRecord | undefined>;
   /** Marks an API key revoked; it answers 401 from then on. */
   revokeKey(keyId: string): Promise<void>;
 }

@@ -27,8 +27,10 @@ export type AuthorizationResult =
 export type SettleResult = { readonly kind: 'approved'; readonly processorRef: string } | { readonly kind: 'declined'; readonly declineCode: DeclineCode };
 
 /**
- * An acquirer route. Adapters translate their own response codes into our
- * DeclineCode with one complete mapping.
+ * An acquirer route: authorize (and complete the issuer's authentication),
+ * capture, void an authorization, refund a capture, or reverse whatever it
+ * did. Adapters translate their own response codes into our DeclineCode with
+ * one complete mapping.
  */
 export interface PaymentProcessor {
   /** The route's name, recorded on every attempt (e.g. "simulated_alpha"). */
@@ -43,6 +45,11 @@ export interface PaymentProcessor {
    * because the order was paid another way or expired).
    */
   void(processorRef: string): Promise<SettleResult>;
+  /**
+   * Refunds all or part of a capture (refunds of paid orders). `reference`
+   * (our refund's id) makes a repeated call a no-op at the acquirer.
+   */
+  refund(captureRef: string, amount: bigint, reference: string): Promise<SettleResult>;
   /**
    * Undoes whatever the acquirer did for this payment: releases it if only
    * authorized, refunds it in full if captured (Adyen's "reversal"). Used when

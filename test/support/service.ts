@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
 import { createCore, type Core, type CoreOptions } from '../../src/composition/core.ts';
 import type { SandboxCredentials } from '../../src/application/create-sandbox.ts';
@@ -58,4 +59,29 @@ export function orderBody(overrides: Record<string, unknown> = {}): Record<strin
     return_url: 'https://shop.example/thanks',
     ...overrides,
   };
+}
+
+/**
+ * Inserts attempts as a process would have left them, each with the payment it is a leg of (one payment per
+ * attempt, in the attempt's state), for tests of what happens to attempts nobody finished.
+ */
+export async function insertLeftBehind(knex: Knex, attempts: ReadonlyArray<Record<string, unknown> & { id: string; order_id: string }>): Promise<void> {
+  for (const attempt of attempts) {
+    const order = await knex('orders').where({ id: attempt.order_id }).first();
+    const paymentId = `pay_${attempt.id.slice(4)}`;
+    await knex('payments').insert({
+      id: paymentId,
+      order_id: attempt.order_id,
+      merchant_id: order.merchant_id,
+      livemode: order.livemode,
+      method: attempt.method ?? 'card',
+      amount: order.amount,
+      currency: order.currency,
+      status: attempt.status,
+      submission_id: attempt.submission_id ?? null,
+      created_at: attempt.created_at,
+      updated_at: attempt.updated_at,
+    });
+    await knex('payment_attempts').insert({ ...attempt, payment_id: paymentId });
+  }
 }

@@ -53,7 +53,9 @@ export function isUnavailable(err: unknown): boolean {
 /** What each unique constraint means when a request loses the race for it. */
 const CONFLICTS: Readonly<Record<string, string>> = {
   payment_attempts_one_success: 'The order has been paid by another payment.',
+  payments_one_success: 'The order has been paid by another payment.',
   payment_attempts_submission: 'This payment submission is already being processed.',
+  payments_submission: 'This payment submission is already being processed.',
   events_subject_sequence_unique: 'The subject of this event changed.',
 };
 

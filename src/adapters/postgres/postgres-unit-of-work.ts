@@ -3,7 +3,8 @@ import type { TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port
 import { translateErrors } from './database.ts';
 import { PostgresEventOutbox } from './postgres-event-outbox.ts';
 import { PostgresOrderRepository } from './postgres-order-repository.ts';
-import { PostgresPaymentAttemptRepository } from './postgres-payment-attempt-repository.ts';
+import { PostgresPaymentRepository } from './payments/postgres-payment-repository.ts';
+import { PostgresMerchantRepository } from './postgres-merchant-repository.ts';
 
 /** UnitOfWork as one Postgres transaction (READ COMMITTED). */
 export class PostgresUnitOfWork implements UnitOfWork {
@@ -18,8 +19,9 @@ export class PostgresUnitOfWork implements UnitOfWork {
       this.#knex.transaction((trx) =>
         work({
           orders: new PostgresOrderRepository(trx),
+          payments: new PostgresPaymentRepository(trx),
+          merchants: new PostgresMerchantRepository(trx),
           outbox: new PostgresEventOutbox(trx),
-          attempts: new PostgresPaymentAttemptRepository(trx),
         }),
       ),
     );

@@ -11,7 +11,7 @@ import {
 import type { PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
 import { orderToProto } from '../order-mapper.ts';
 import type { CheckoutView } from './checkout-view.ts';
-import type { PaymentResult } from './payment-engine.ts';
+import type { PaymentResult } from './checkout-payments.ts';
 
 const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {
   card: ProtoPaymentMethod.CARD,

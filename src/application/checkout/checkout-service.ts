@@ -11,14 +11,15 @@ import {
 import { parseCard } from '../../domain/payment/card.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
-import type { PaymentClient, PaymentEngine } from './payment-engine.ts';
+import type { PaymentClient } from '../payments/pay-order.ts';
+import type { CheckoutPayments } from './checkout-payments.ts';
 import { CLIENT_ADDRESS } from '../request-context.ts';
 
 /** Header carrying the checkout page's token on state-changing calls. */
 export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
 
 /** Implements checkout.v1.CheckoutService over the payment engine. */
-export function createCheckoutService(deps: { readonly engine: PaymentEngine; readonly clock: Clock }): ServiceImpl<typeof CheckoutService> {
+export function createCheckoutService(deps: { readonly engine: CheckoutPayments; readonly clock: Clock }): ServiceImpl<typeof CheckoutService> {
   const token = (ctx: HandlerContext) => ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER) ?? '';
   const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS) });
 

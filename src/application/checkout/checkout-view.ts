@@ -1,6 +1,7 @@
 import type { Order } from '../../domain/order/order.entity.ts';
 import { DECLINES } from '../../domain/payment/decline-code.ts';
-import { MAX_ATTEMPTS_PER_ORDER, type PaymentAttempt, type PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
+import type { PaymentAttempt, PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
+import { MAX_ATTEMPTS_PER_ORDER, submissionsOf } from '../../domain/payment/attempt-policy.ts';
 import { VIRTUAL_ACCOUNT_BANK, virtualIbanFor } from '../../domain/payment/iban.ts';
 import { orderSuffix } from '../../domain/order/order.entity.ts';
 import type { MerchantRecord } from '../../ports/merchant-repository.port.ts';
@@ -27,7 +28,7 @@ export interface CheckoutView {
 export function checkoutView(order: Order, attempts: readonly PaymentAttempt[], merchant: MerchantRecord): CheckoutView {
   const succeeded = attempts.find((a) => a.status === 'succeeded');
   const last = attempts.at(-1);
-  const submissions = attempts.filter((a) => !a.retry).length;
+  const submissions = submissionsOf(attempts);
   let returnUrl = '';
   if (order.returnUrl) {
     const url = new URL(order.returnUrl);

@@ -41,6 +41,16 @@ export function assertPayable(order: Order, now: Date): void {
   if (order.status === 'expired' || now >= order.expiresAt) throw new DomainError('checkout.expired', 'This checkout has expired.');
 }
 
+/** True while the order can still take a payment (expired and paid orders cannot). */
+export function takesPayment(order: Pick<Order, 'status'>): boolean {
+  return order.status === 'pending' || order.status === 'failed';
+}
+
+/** Why an order can no longer take the payment an attempt was making. */
+export function reasonOrderRefuses(order: Pick<Order, 'status'>): 'order_paid' | 'order_expired' {
+  return order.status === 'paid' ? 'order_paid' : 'order_expired';
+}
+
 /** True when the order is still open but past its expiry time. */
 export function isDueToExpire(order: Order, now: Date): boolean {
   return (order.status === 'pending' || order.status === 'failed') && now >= order.expiresAt;

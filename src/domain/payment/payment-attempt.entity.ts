@@ -21,6 +21,8 @@ export type AuthenticationResult = 'not_required' | 'required' | 'passed' | 'fai
 /** One try at paying an order on one route. */
 export interface PaymentAttempt {
   readonly id: string;
+  /** The payment this attempt is a leg of. */
+  readonly paymentId: string;
   readonly orderId: string;
   readonly merchantId: string;
   readonly livemode: boolean;
@@ -50,13 +52,4 @@ export interface PaymentAttempt {
 /** Prefix of attempt ids. */
 export const ATTEMPT_ID_PREFIX = 'att_';
 
-/** Most customer submissions one order accepts (card-testing protection). */
-export const MAX_ATTEMPTS_PER_ORDER = 10;
 
-/** An attempt still "processing" after this long was abandoned by a crashed process. */
-export const STALE_PROCESSING_MS = 120_000;
-
-/** True while another step of the payment may still be running (not yet abandoned). */
-export function isInFlight(attempt: Pick<PaymentAttempt, 'status' | 'updatedAt'>, now: Date): boolean {
-  return attempt.status === 'processing' && now.getTime() - attempt.updatedAt.getTime() < STALE_PROCESSING_MS;
-}

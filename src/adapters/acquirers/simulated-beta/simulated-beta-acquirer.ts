@@ -38,9 +38,13 @@ export class SimulatedBetaAcquirer implements PaymentProcessor {
     return { kind: 'approved', processorRef };
   }
 
-  // The simulation keeps no state between calls: releasing or reversing a payment always succeeds.
+  // The simulation keeps no state between calls: releasing, refunding or reversing a payment always succeeds.
   async void(processorRef: string): Promise<SettleResult> {
     return { kind: 'approved', processorRef };
+  }
+
+  async refund(captureRef: string): Promise<SettleResult> {
+    return { kind: 'approved', processorRef: captureRef };
   }
 
   async reverse(processorRef: string): Promise<SettleResult> {

@@ -6,9 +6,10 @@ import * as deliveryFairness from './004-delivery-fairness.ts';
 import * as paymentSafety from './005-payment-safety.ts';
 import * as installation from './006-installation.ts';
 import * as eventSubjects from './007-event-subjects.ts';
+import * as payments from './008-payments.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
-const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
+export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['001-initial', initial],
   ['002-checkout', checkout],
   ['003-webhooks', webhooks],
@@ -16,6 +17,7 @@ const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['005-payment-safety', paymentSafety],
   ['006-installation', installation],
   ['007-event-subjects', eventSubjects],
+  ['008-payments', payments],
 ];
 
 /**
