@@ -159,8 +159,9 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
 
   beforeAll(() => {
     alpha = new RecordingAcquirer(new SimulatedAlphaAcquirer(svc.core.merchants));
+    const uow = new PostgresUnitOfWork(svc.db.knex);
     const payments = createPayments({
-      uow: new PostgresUnitOfWork(svc.db.knex),
+      uow,
       reads: { orders: new PostgresOrderRepository(svc.db.knex), payments: new PostgresPaymentRepository(svc.db.knex) },
       ids: cryptoIdGenerator,
       clock: { now: () => new Date(Date.now() + offsetMs) },
@@ -174,7 +175,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     // The page's side of the use cases, and the server's: the test drives both over the recording acquirer.
     engine = {
       ...createCheckoutPayments(payments),
-      receiveTransfer: (order) => payments.receiveTransfer(order.id),
+      receiveTransfer: (order) => uow.run((tx, afterCommit) => payments.receiveTransfer(tx, afterCommit, order.id)),
       recoverAttempts: payments.recoverAttempts,
       expireDue: payments.expireDue,
     };

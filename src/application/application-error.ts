@@ -25,7 +25,6 @@ export type ApplicationErrorCode =
   | 'list.limit_invalid'
   | 'idempotency.key_invalid'
   | 'idempotency.key_reused'
-  | 'idempotency.key_in_use'
   | 'rate_limit.exceeded'
   | 'conflict.concurrent_change';
 

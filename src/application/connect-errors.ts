@@ -71,7 +71,6 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'auth.secret_key_required': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'secret_key_required' },
   'idempotency.key_invalid': invalidRequest('idempotency_key_invalid'),
   'idempotency.key_reused': { code: Code.FailedPrecondition, type: 'idempotency_error', publicCode: 'idempotency_key_reused' },
-  'idempotency.key_in_use': { code: Code.Aborted, type: 'idempotency_error', publicCode: 'idempotency_key_in_use' },
   'rate_limit.exceeded': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'rate_limit_exceeded' },
   'conflict.concurrent_change': { code: Code.Aborted, type: 'api_error', publicCode: 'concurrent_change' },
 };

@@ -3,61 +3,64 @@ import { createHash } from 'node:crypto';
 import { fromJson, toBinary, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import type { Scope } from '../domain/merchant/caller.ts';
-import type { RequestLedger } from '../ports/idempotency-store.port.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../ports/unit-of-work.port.ts';
 import { checkIdempotencyKey } from './create-order.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './order-service.ts';
 
-/** A reservation older than this was left by a request that died; a repeat of it may take it over. */
-export const STALE_RESERVATION_MS = 60_000;
+/** The call an Idempotency-Key guards: its operation name, request and response types. */
+export interface IdempotentCall<I extends DescMessage, O extends DescMessage> {
+  /** Names the operation in the key's record ("webhook_endpoints.create"): a key used for another one is refused. */
+  readonly operation: string;
+  readonly input: I;
+  readonly request: MessageShape<I>;
+  readonly output: O;
+}
 
-/** Runs a state-changing call once per Idempotency-Key. */
+/** Runs a state-changing call in one transaction, once per Idempotency-Key. */
 export type Idempotent = <I extends DescMessage, O extends DescMessage>(
   ctx: HandlerContext,
   scope: Scope,
-  call: { readonly operation: string; readonly input: I; readonly request: MessageShape<I>; readonly output: O },
-  work: () => Promise<MessageShape<O>>,
+  call: IdempotentCall<I, O>,
+  work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<MessageShape<O>>,
 ) => Promise<MessageShape<O>>;
 
 /**
- * Creates the idempotency rule of every state-changing call other than order
- * creation (which keeps its one-statement path): with an Idempotency-Key, the
- * key is reserved first; the same request repeated later gets the first
- * response (with idempotent-replayed: true) and does nothing; a different
- * request or operation with the key is idempotency_key_reused; a repeat while
- * the first still runs is idempotency_key_in_use (409). A request that fails
- * gives its key back. Without a key, the work just runs.
- * @throws ApplicationError idempotency.key_invalid, idempotency.key_reused, idempotency.key_in_use
+ * Creates the idempotency rule of every state-changing call, for any
+ * operation: the work runs in one transaction, and with an Idempotency-Key
+ * the key is claimed first in that same transaction, its response stored
+ * before the commit. The rules are order creation's: the same request
+ * repeated later gets the first response (with idempotent-replayed: true)
+ * and does nothing; a different request or operation with the key is
+ * idempotency_key_reused; a repeat while the first still runs waits for it
+ * and then replays its answer; a request that fails rolls back and takes its
+ * key with it, so a corrected request can use the key. The fingerprint is a
+ * hash of the operation and the request's binary encoding.
+ * @throws ApplicationError idempotency.key_invalid, idempotency.key_reused
  */
-export function createIdempotent(ledger: RequestLedger): Idempotent {
+export function createIdempotent(uow: UnitOfWork): Idempotent {
   return async (ctx, scope, call, work) => {
     const key = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER);
-    if (key === null) return work();
+    if (key === null) return uow.run(work);
     checkIdempotencyKey(key);
     const fingerprint = createHash('sha256').update(call.operation).update(toBinary(call.input, call.request)).digest('hex');
     const request = { scope, key, operation: call.operation, fingerprint };
-    const found = await ledger.reserve(request, STALE_RESERVATION_MS);
-    switch (found.kind) {
-      case 'replay':
-        ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        return fromJson(call.output, found.response as JsonValue);
-      case 'in_progress':
-        throw new ApplicationError('idempotency.key_in_use', `A request with Idempotency-Key "${key}" is still being processed; retry it in a moment.`);
-      case 'mismatch':
-        throw new ApplicationError(
-          'idempotency.key_reused',
-          `Idempotency-Key "${key}" was already used with a different request (${found.operation}); use a new key for a new request.`,
-        );
-      case 'reserved':
-        break;
-    }
-    let response: MessageShape<typeof call.output>;
-    try {
-      response = await work();
-    } catch (err) {
-      await ledger.release(request);
-      throw err;
-    }
-    await ledger.complete(request, '', toJson(call.output, response));
-    return response;
+    return uow.run(async (tx, afterCommit) => {
+      const found = await tx.requests.claim(request);
+      switch (found.kind) {
+        case 'replay':
+          ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          return fromJson(call.output, found.response as JsonValue);
+        case 'mismatch':
+          throw new ApplicationError(
+            'idempotency.key_reused',
+            `Idempotency-Key "${key}" was already used with a different request (${found.operation}); use a new key for a new request.`,
+          );
+        case 'claimed':
+          break;
+      }
+      const response = await work(tx, afterCommit);
+      await tx.requests.complete(request, '', toJson(call.output, response));
+      return response;
+    });
   };
 }

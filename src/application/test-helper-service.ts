@@ -6,13 +6,12 @@ import { SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema }
 import type { Idempotent } from './idempotent.ts';
 import type { Authenticate } from './authenticate.ts';
 import type { ReceiveTransfer } from './payments/receive-transfer.ts';
-import type { GetOrderUseCase } from './get-order.ts';
+import { createGetOrder } from './get-order.ts';
 import { orderToProto } from './order-mapper.ts';
 
 /** Implements checkout.v1.TestHelperService: test-mode simulations, refused with live keys. */
 export function createTestHelperService(deps: {
   readonly authenticate: Authenticate;
-  readonly getOrder: GetOrderUseCase;
   readonly receiveTransfer: ReceiveTransfer;
   readonly idempotent: Idempotent;
 }): ServiceImpl<typeof TestHelperService> {
@@ -23,11 +22,12 @@ export function createTestHelperService(deps: {
         throw new ApplicationError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
       }
       const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
-      return deps.idempotent(ctx, caller, call, async () => {
+      return deps.idempotent(ctx, caller, call, async (tx, afterCommit) => {
+        const getOrder = createGetOrder(tx);
         // Looked up in the caller's scope first: another merchant's or mode's order is unknown here.
-        const { order } = await deps.getOrder(caller, req.orderId);
-        await deps.receiveTransfer(order.id);
-        const details = await deps.getOrder(caller, req.orderId);
+        const { order } = await getOrder(caller, req.orderId);
+        await deps.receiveTransfer(tx, afterCommit, order.id);
+        const details = await getOrder(caller, req.orderId);
         return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
       });
     },

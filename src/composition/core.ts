@@ -15,7 +15,6 @@ import type { EventFeed } from '../ports/event-subscription.port.ts';
 import { createAuthenticate } from '../application/authenticate.ts';
 import { guardRequests } from '../application/request-guard.ts';
 import { createIdempotent } from '../application/idempotent.ts';
-import { PostgresRequestLedger } from '../adapters/postgres/postgres-idempotency-store.ts';
 import { createCreateOrder } from '../application/create-order.ts';
 import { createCreateFirstSandbox, createCreateSandbox, type CreateFirstSandboxUseCase, type CreateSandboxUseCase } from '../application/create-sandbox.ts';
 import { createIssueApiKeys, type IssueApiKeysUseCase } from '../application/issue-api-keys.ts';
@@ -113,12 +112,12 @@ export function createCore(options: CoreOptions): Core {
     listOrders: createListOrders({ orders, payments: paymentStore }),
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
-  const idempotent = createIdempotent(new PostgresRequestLedger(options.knex));
-  const testHelperService = createTestHelperService({ authenticate, getOrder, receiveTransfer: payments.receiveTransfer, idempotent });
+  const idempotent = createIdempotent(uow);
+  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, queue: webhookQueue, ids, clock, addressPolicy, idempotent });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, ids, clock, addressPolicy, idempotent });
   const eventService = createEventService({
     authenticate,
     idempotent,

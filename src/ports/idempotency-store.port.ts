@@ -36,30 +36,25 @@ export interface KeyedRequest {
   readonly fingerprint: string;
 }
 
-/** What {@link RequestLedger.reserve} found. */
-export type Reservation =
-  /** The key is ours: do the work, then complete() it (or release() it on failure). */
-  | { readonly kind: 'reserved' }
-  /** The same request finished earlier: answer its response. */
+/** What {@link RequestLedger.claim} found. */
+export type Claim =
+  /** The key is this transaction's: do the work in it, then complete() it before the commit. */
+  | { readonly kind: 'claimed' }
+  /** The same request committed earlier: answer its response. */
   | { readonly kind: 'replay'; readonly response: unknown }
-  /** The same key is held by a request still running. */
-  | { readonly kind: 'in_progress' }
   /** The key was used for another operation or another request. */
   | { readonly kind: 'mismatch'; readonly operation: string };
 
 /**
- * Idempotency keys of any operation: a key is reserved before the work, its
- * response stored after it, and a repeat within the retention window is
- * answered from that response. Same table, scope and retention as orders.
+ * Idempotency keys of any operation, in the transaction of the work: the
+ * key is claimed first (a concurrent request with the same key waits on it
+ * until this transaction ends), the response stored before the commit, and a
+ * repeat within the retention window is answered from it. A transaction that
+ * fails takes its claim with it. Same table, scope and retention as orders.
  */
 export interface RequestLedger {
-  /**
-   * Reserves the key for this request. A reservation left by a request that
-   * died (older than staleAfterMs) is taken over by a repeat of the same request.
-   */
-  reserve(request: KeyedRequest, staleAfterMs: number): Promise<Reservation>;
-  /** Stores the response of a reserved request. */
+  /** Claims the key for this request in the current transaction, or answers what holds it. */
+  claim(request: KeyedRequest): Promise<Claim>;
+  /** Stores the response of the claimed request, in the same transaction. */
   complete(request: KeyedRequest, resourceId: string, response: unknown): Promise<void>;
-  /** Gives the key back after the work failed, so that a corrected request can use it. */
-  release(request: KeyedRequest): Promise<void>;
 }

@@ -1,4 +1,7 @@
 import type { EventOutbox } from './event-outbox.port.ts';
+import type { RequestLedger } from './idempotency-store.port.ts';
+import type { WebhookDeliveryQueue } from './webhook-delivery-queue.port.ts';
+import type { WebhookEndpointRepository } from './webhook-endpoint-repository.port.ts';
 import type { MerchantReader } from './merchant-repository.port.ts';
 import type { OrderRepository } from './order-repository.port.ts';
 import type { PaymentRepository } from './payments/payment-repository.port.ts';
@@ -13,10 +16,22 @@ export interface TransactionScope {
   readonly orders: OrderRepository;
   readonly payments: PaymentRepository;
   readonly merchants: MerchantReader;
+  readonly endpoints: WebhookEndpointRepository;
+  readonly deliveries: WebhookDeliveryQueue;
+  /** Idempotency keys, claimed and completed in the transaction of the work they guard. */
+  readonly requests: RequestLedger;
   readonly outbox: EventOutbox;
 }
 
-/** Runs work in one database transaction: all of it commits, or none. */
+/**
+ * Schedules work to run once the transaction has committed (never when it
+ * rolled back): releasing an authorization at its acquirer, say. The call
+ * answers after its tasks have run; a task handles its own failures (the
+ * state it follows is committed already).
+ */
+export type AfterCommit = (task: () => Promise<void>) => void;
+
+/** Runs work in one database transaction: all of it commits, or none; its after-commit tasks run once it has. */
 export interface UnitOfWork {
-  run<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T>;
+  run<T>(work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<T>): Promise<T>;
 }

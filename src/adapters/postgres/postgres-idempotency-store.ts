@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger, Reservation } from '../../ports/idempotency-store.port.ts';
+import type { Claim, ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger } from '../../ports/idempotency-store.port.ts';
 import { translateErrors } from './database.ts';
 import { orderToRow, rowToOrder, type OrderRow } from './order-row.ts';
 
@@ -49,45 +49,40 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
 /** RequestLedger on Postgres, in the table order creation uses: one key space per merchant and mode. */
 export class PostgresRequestLedger implements RequestLedger {
-  readonly #knex: Knex;
+  readonly #db: Knex | Knex.Transaction;
 
-  constructor(knex: Knex) {
-    this.#knex = knex;
+  constructor(db: Knex | Knex.Transaction) {
+    this.#db = db;
   }
 
-  async reserve(request: KeyedRequest, staleAfterMs: number): Promise<Reservation> {
+  async claim(request: KeyedRequest): Promise<Claim> {
     const where = { merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key };
     return translateErrors(async () => {
-      // One statement: a free key is inserted; a reservation of the same request whose holder died is taken over.
-      const taken = await this.#knex.raw<{ rows: unknown[] }>(
+      // A concurrent claim of the same key waits here until its transaction ends; then this insert conflicts
+      // (the other committed: its response is there to replay) or succeeds (it rolled back and took its claim along).
+      // A row left without a response by an earlier version's reservation is taken over by the same request.
+      const taken = await this.#db.raw<{ rows: unknown[] }>(
         `INSERT INTO idempotency_keys (merchant_id, livemode, key, operation, fingerprint, status, created_at)
          VALUES (?, ?, ?, ?, ?, 'in_progress', now())
          ON CONFLICT (merchant_id, livemode, key) DO UPDATE SET created_at = now()
-           WHERE idempotency_keys.status = 'in_progress' AND idempotency_keys.created_at < now() - make_interval(secs => ?)
+           WHERE idempotency_keys.response IS NULL
              AND idempotency_keys.operation = excluded.operation AND idempotency_keys.fingerprint = excluded.fingerprint
          RETURNING 1`,
-        [where.merchant_id, where.livemode, where.key, request.operation, request.fingerprint, staleAfterMs / 1000],
+        [where.merchant_id, where.livemode, where.key, request.operation, request.fingerprint],
       );
-      if (taken.rows.length > 0) return { kind: 'reserved' };
-      const existing = await this.#knex<IdempotencyRow>('idempotency_keys').select('operation', 'fingerprint', 'status', 'response').where(where).first();
-      if (!existing) return this.reserve(request, staleAfterMs); // released or purged meanwhile
+      if (taken.rows.length > 0) return { kind: 'claimed' };
+      const existing = await this.#db<IdempotencyRow>('idempotency_keys').select('operation', 'fingerprint', 'status', 'response').where(where).first();
+      if (!existing) return this.claim(request); // purged meanwhile
       if (existing.operation !== request.operation || existing.fingerprint !== request.fingerprint) return { kind: 'mismatch', operation: existing.operation };
-      if (existing.status === 'in_progress') return { kind: 'in_progress' };
       return { kind: 'replay', response: existing.response };
     });
   }
 
   async complete(request: KeyedRequest, resourceId: string, response: unknown): Promise<void> {
     await translateErrors(() =>
-      this.#knex('idempotency_keys')
-        .where({ merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key, status: 'in_progress' })
+      this.#db('idempotency_keys')
+        .where({ merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key })
         .update({ status: 'completed', resource_id: resourceId, response: JSON.stringify(response) }),
-    );
-  }
-
-  async release(request: KeyedRequest): Promise<void> {
-    await translateErrors(() =>
-      this.#knex('idempotency_keys').where({ merchant_id: request.scope.merchantId, livemode: request.scope.livemode, key: request.key, status: 'in_progress' }).delete(),
     );
   }
 }

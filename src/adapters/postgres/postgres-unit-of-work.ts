@@ -1,12 +1,20 @@
 import type { Knex } from 'knex';
-import type { TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import { translateErrors } from './database.ts';
 import { PostgresEventOutbox } from './postgres-event-outbox.ts';
-import { PostgresOrderRepository } from './postgres-order-repository.ts';
-import { PostgresPaymentRepository } from './payments/postgres-payment-repository.ts';
+import { PostgresRequestLedger } from './postgres-idempotency-store.ts';
 import { PostgresMerchantRepository } from './postgres-merchant-repository.ts';
+import { PostgresOrderRepository } from './postgres-order-repository.ts';
+import { PostgresWebhookDeliveryQueue } from './postgres-webhook-delivery-queue.ts';
+import { PostgresWebhookEndpointRepository } from './postgres-webhook-endpoint-repository.ts';
+import { PostgresPaymentRepository } from './payments/postgres-payment-repository.ts';
 
-/** UnitOfWork as one Postgres transaction (READ COMMITTED). */
+/**
+ * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
+ * of the scope all run on the transaction's connection; where one needs a
+ * transaction of its own (an endpoint insert under its cap), it becomes a
+ * savepoint inside this one.
+ */
 export class PostgresUnitOfWork implements UnitOfWork {
   readonly #knex: Knex;
 
@@ -14,16 +22,26 @@ export class PostgresUnitOfWork implements UnitOfWork {
     this.#knex = knex;
   }
 
-  run<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T> {
-    return translateErrors(() =>
+  async run<T>(work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<T>): Promise<T> {
+    const tasks: (() => Promise<void>)[] = [];
+    const result = await translateErrors(() =>
       this.#knex.transaction((trx) =>
-        work({
-          orders: new PostgresOrderRepository(trx),
-          payments: new PostgresPaymentRepository(trx),
-          merchants: new PostgresMerchantRepository(trx),
-          outbox: new PostgresEventOutbox(trx),
-        }),
+        work(
+          {
+            orders: new PostgresOrderRepository(trx),
+            payments: new PostgresPaymentRepository(trx),
+            merchants: new PostgresMerchantRepository(trx),
+            endpoints: new PostgresWebhookEndpointRepository(trx),
+            deliveries: new PostgresWebhookDeliveryQueue(trx),
+            requests: new PostgresRequestLedger(trx),
+            outbox: new PostgresEventOutbox(trx),
+          },
+          (task) => tasks.push(task),
+        ),
       ),
     );
+    // Committed: what had to wait for it runs now (a rollback threw above and skips it).
+    await Promise.all(tasks.map((task) => task()));
+    return result;
   }
 }

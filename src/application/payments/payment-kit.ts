@@ -14,7 +14,7 @@ import type { OrderRepository } from '../../ports/order-repository.port.ts';
 import type { PaymentProcessor } from '../../ports/payment-processor.port.ts';
 import type { PaymentRepository } from '../../ports/payments/payment-repository.port.ts';
 import type { TestCardDirectory } from '../../ports/test-card-directory.port.ts';
-import type { TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 
 /** Acquirer routes: attempts go to primary; a soft decline is retried once on alternative. */
 export interface Routes {
@@ -84,6 +84,8 @@ export interface PaymentKit {
   merchantIn(tx: TransactionScope, merchantId: string): Promise<MerchantRecord>;
   /** Runs work in one transaction; the authorizations it released are voided after the commit. */
   inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T>;
+  /** The Release of a transaction someone else opened (an idempotent call's): voids after its commit. */
+  releaseAfter(afterCommit: AfterCommit): Release;
   /** Releases authorizations at their acquirers; a failure leaves a hold that lapses by itself. */
   voidAll(legs: readonly PaymentAttempt[]): Promise<void>;
   /**
@@ -138,11 +140,12 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     );
   }
 
-  async function inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T> {
-    const released: PaymentAttempt[] = [];
-    const result = await deps.uow.run((tx) => work(tx, (leg) => released.push(leg)));
-    if (released.length > 0) await voidAll(released);
-    return result;
+  function releaseAfter(afterCommit: AfterCommit): Release {
+    return (leg) => afterCommit(() => voidAll([leg]));
+  }
+
+  function inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T> {
+    return deps.uow.run((tx, afterCommit) => work(tx, releaseAfter(afterCommit)));
   }
 
   async function cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void> {
@@ -243,6 +246,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     merchantOf,
     merchantIn,
     inTransaction,
+    releaseAfter,
     voidAll,
     expireIfDue,
     cancelChallenges,

@@ -5,12 +5,16 @@ import { ATTEMPT_ID_PREFIX } from '../../domain/payment/payment-attempt.entity.t
 import { PAYMENT_ID_PREFIX, receivedTransfer } from '../../domain/payment/payment.entity.ts';
 import { computeSettlement } from '../../domain/payment/settlement.ts';
 import { DomainError } from '../../domain/shared/domain-error.ts';
-import type { TransactionScope } from '../../ports/unit-of-work.port.ts';
+import type { AfterCommit, TransactionScope } from '../../ports/unit-of-work.port.ts';
 import { ApplicationError } from '../application-error.ts';
 import { attemptsOf, type PaymentKit, type Release } from './payment-kit.ts';
 
-/** A bank transfer for an order arrived (simulated in test mode): the order is paid by it. */
-export type ReceiveTransfer = (orderId: string) => Promise<Order>;
+/**
+ * A bank transfer for an order arrived (simulated in test mode): the order is
+ * paid by it, in the caller's transaction (so that an idempotent call's key
+ * commits with it); what it releases is voided after that commit.
+ */
+export type ReceiveTransfer = (tx: TransactionScope, afterCommit: AfterCommit, orderId: string) => Promise<Order>;
 
 /**
  * Creates the use case that records a transfer's arrival. Under the order's
@@ -21,7 +25,7 @@ export type ReceiveTransfer = (orderId: string) => Promise<Order>;
  */
 export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
   const { deps } = kit;
-  return (orderId) => kit.inTransaction((tx, release) => receive(tx, release, orderId));
+  return (tx, afterCommit, orderId) => receive(tx, kit.releaseAfter(afterCommit), orderId);
 
   async function receive(tx: TransactionScope, release: Release, orderId: string): Promise<Order> {
     const locked = await tx.orders.lock(orderId);

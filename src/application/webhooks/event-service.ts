@@ -61,14 +61,15 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
         return create(ListDeliveryAttemptsResponseSchema, { attempts: (await deps.queue.listAttempts(scope, req.eventId)).map(attemptToProto) });
       }),
     redeliverEvent: (req, ctx) =>
-      guard(ctx, (scope) => {
+      guard(ctx, async (scope) => {
+        // Read before the transaction opens: the event log is not part of it (events are never changed).
+        await found(scope, req.eventId);
         const call = { operation: 'events.redeliver', input: RedeliverEventRequestSchema, request: req, output: RedeliverEventResponseSchema };
-        return deps.idempotent(ctx, scope, call, async () => {
-          await found(scope, req.eventId);
-          if (req.endpointId && !(await deps.endpoints.findById(scope, req.endpointId))) {
+        return deps.idempotent(ctx, scope, call, async (tx) => {
+          if (req.endpointId && !(await tx.endpoints.findById(scope, req.endpointId))) {
             throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.endpointId}".`, 'endpoint_id');
           }
-          const queued = await deps.queue.requeueEvent(scope, req.eventId, req.endpointId || undefined, deps.clock.now());
+          const queued = await tx.deliveries.requeueEvent(scope, req.eventId, req.endpointId || undefined, deps.clock.now());
           return create(RedeliverEventResponseSchema, { queued });
         });
       }),

@@ -24,7 +24,7 @@ import { ENDPOINT_ID_PREFIX, MAX_ENDPOINTS_PER_MODE, parseEnabledEvents, parseEn
 import type { AddressPolicy } from '../../ports/address-policy.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
-import type { WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
+import type { TransactionScope } from '../../ports/unit-of-work.port.ts';
 import type { EndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { Authenticate } from '../authenticate.ts';
 import type { Idempotent } from '../idempotent.ts';
@@ -38,7 +38,6 @@ export const MAX_ROTATION_OVERLAP_S = 7 * 24 * 3600;
 export interface WebhookEndpointServiceDeps {
   readonly authenticate: Authenticate;
   readonly endpoints: WebhookEndpointRepository;
-  readonly queue: WebhookDeliveryQueue;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   /** Which hosts an endpoint URL may name, in both modes (the same policy the sender applies). */
@@ -51,10 +50,16 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   /** Runs fn for the caller a secret key names. */
   const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => fn(await deps.authenticate(ctx, 'secret'));
   /** A state-changing call: once per Idempotency-Key. */
-  const keyed = <I extends DescMessage, O extends DescMessage>(ctx: HandlerContext, operation: string, input: I, request: MessageShape<I>, output: O, fn: (scope: Scope) => Promise<MessageShape<O>>) =>
-    guard(ctx, (scope) => deps.idempotent(ctx, scope, { operation, input, request, output }, () => fn(scope)));
-  const found = async (scope: Scope, id: string): Promise<WebhookEndpoint> => {
-    const endpoint = await deps.endpoints.findById(scope, id);
+  const keyed = <I extends DescMessage, O extends DescMessage>(
+    ctx: HandlerContext,
+    operation: string,
+    input: I,
+    request: MessageShape<I>,
+    output: O,
+    fn: (scope: Scope, tx: TransactionScope) => Promise<MessageShape<O>>,
+  ) => guard(ctx, (scope) => deps.idempotent(ctx, scope, { operation, input, request, output }, (tx) => fn(scope, tx)));
+  const found = async (scope: Scope, id: string, endpoints: WebhookEndpointRepository = deps.endpoints): Promise<WebhookEndpoint> => {
+    const endpoint = await endpoints.findById(scope, id);
     if (!endpoint) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
     return endpoint;
   };
@@ -63,7 +68,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
 
   return {
     createWebhookEndpoint: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.create', CreateWebhookEndpointRequestSchema, req, CreateWebhookEndpointResponseSchema, async (scope) => {
+      keyed(ctx, 'webhook_endpoints.create', CreateWebhookEndpointRequestSchema, req, CreateWebhookEndpointResponseSchema, async (scope, tx) => {
         if (req.url === '') throw invalid('request.parameter_missing', 'url', 'url is required.');
         const endpoint: WebhookEndpoint = {
           id: deps.ids.newId(ENDPOINT_ID_PREFIX),
@@ -77,7 +82,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           createdAt: deps.clock.now(),
         };
         const secret = deps.ids.newSecret('whsec_');
-        if ((await deps.endpoints.insert(endpoint, secret, MAX_ENDPOINTS_PER_MODE)) === 'limit_reached') {
+        if ((await tx.endpoints.insert(endpoint, secret, MAX_ENDPOINTS_PER_MODE)) === 'limit_reached') {
           throw new DomainError(
             'webhook.endpoint_limit_reached',
             `This ${scope.livemode ? 'live' : 'test'} mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints, the most allowed (the default endpoint included). Delete one you no longer use, or subscribe an existing endpoint to more event types.`,
@@ -89,8 +94,8 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     listWebhookEndpoints: (_req, ctx) =>
       guard(ctx, async (scope) => create(ListWebhookEndpointsResponseSchema, { endpoints: (await deps.endpoints.list(scope)).map(endpointToProto) })),
     updateWebhookEndpoint: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.update', UpdateWebhookEndpointRequestSchema, req, UpdateWebhookEndpointResponseSchema, async (scope) => {
-        const current = await found(scope, req.id);
+      keyed(ctx, 'webhook_endpoints.update', UpdateWebhookEndpointRequestSchema, req, UpdateWebhookEndpointResponseSchema, async (scope, tx) => {
+        const current = await found(scope, req.id, tx.endpoints);
         const changes: {
           -readonly [K in keyof EndpointChanges]: EndpointChanges[K];
         } = {};
@@ -100,25 +105,25 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         if (req.disabled === true) changes.disabledReason = 'by_merchant';
         else if (req.disabled === false || (current.disabledReason === 'no_url' && changes.url !== undefined)) changes.disabledReason = null;
         if (changes.disabledReason === null && (changes.url ?? current.url) === null) changes.disabledReason = 'no_url';
-        const updated = await deps.endpoints.update(scope, req.id, changes);
+        const updated = await tx.endpoints.update(scope, req.id, changes);
         if (!updated) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
         return create(UpdateWebhookEndpointResponseSchema, { endpoint: endpointToProto(updated) });
       }),
     deleteWebhookEndpoint: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.delete', DeleteWebhookEndpointRequestSchema, req, DeleteWebhookEndpointResponseSchema, async (scope) => {
-        if ((await found(scope, req.id)).isDefault) {
+      keyed(ctx, 'webhook_endpoints.delete', DeleteWebhookEndpointRequestSchema, req, DeleteWebhookEndpointResponseSchema, async (scope, tx) => {
+        if ((await found(scope, req.id, tx.endpoints)).isDefault) {
           throw new DomainError(
             'webhook.default_endpoint',
             'The default endpoint holds the signing secret of the sandbox and of checkout listen, so it cannot be deleted; disable it instead (PATCH with {"disabled": true}) or clear nothing and leave it without a URL.',
             'id',
           );
         }
-        if (!(await deps.endpoints.delete(scope, req.id))) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
+        if (!(await tx.endpoints.delete(scope, req.id))) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${req.id}".`, 'id');
         return create(DeleteWebhookEndpointResponseSchema, { id: req.id });
       }),
     rotateWebhookSecret: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.rotate_secret', RotateWebhookSecretRequestSchema, req, RotateWebhookSecretResponseSchema, async (scope) => {
-        const endpoint = await found(scope, req.id);
+      keyed(ctx, 'webhook_endpoints.rotate_secret', RotateWebhookSecretRequestSchema, req, RotateWebhookSecretResponseSchema, async (scope, tx) => {
+        const endpoint = await found(scope, req.id, tx.endpoints);
         const overlap = req.overlapSeconds === 0 ? DEFAULT_ROTATION_OVERLAP_S : req.overlapSeconds;
         if (overlap < 0 || overlap > MAX_ROTATION_OVERLAP_S) {
           throw invalid('webhook.overlap_invalid', 'overlap_seconds', `overlap_seconds must be from 1 to ${MAX_ROTATION_OVERLAP_S} (7 days).`);
@@ -126,14 +131,14 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         const now = deps.clock.now();
         const retireAt = new Date(now.getTime() + overlap * 1000);
         const secret = deps.ids.newSecret('whsec_');
-        await deps.endpoints.rotateSecret(endpoint.id, secret, retireAt, now);
+        await tx.endpoints.rotateSecret(endpoint.id, secret, retireAt, now);
         return create(RotateWebhookSecretResponseSchema, { endpoint: endpointToProto(endpoint), secret, oldSecretExpiresAt: timestampFromDate(retireAt) });
       }),
     replayEvents: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.replay', ReplayEventsRequestSchema, req, ReplayEventsResponseSchema, async (scope) => {
-        const endpoint = await found(scope, req.endpointId);
+      keyed(ctx, 'webhook_endpoints.replay', ReplayEventsRequestSchema, req, ReplayEventsResponseSchema, async (scope, tx) => {
+        const endpoint = await found(scope, req.endpointId, tx.endpoints);
         if (!req.since) throw invalid('request.parameter_missing', 'since', 'since is required: the time from which events are replayed.');
-        const queued = await deps.queue.replaySince(scope, endpoint.id, timestampDate(req.since), deps.clock.now());
+        const queued = await tx.deliveries.replaySince(scope, endpoint.id, timestampDate(req.since), deps.clock.now());
         return create(ReplayEventsResponseSchema, { queued });
       }),
   };
