@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ConnectError, createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
-import { CLIENT_ADDRESS } from '../src/application/request-context.ts';
+import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
 import { fastifyTrustProxy } from './client-address.ts';
@@ -10,7 +10,7 @@ import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { registerWebhookRoutes } from './rest/webhooks.ts';
-import type { CheckReadiness } from '../src/application/check-readiness.ts';
+import type { CheckReadiness } from '../src/application/health/check-readiness.ts';
 import { clientErrorHandler, frameworkErrorHandler, newRequestId } from './client-errors.ts';
 import { registerOrderRoutes } from './rest/orders.ts';
 import { returnCoreHeaders } from './rest/core-call.ts';

@@ -7,8 +7,8 @@ import * as protoConnect from '@connectrpc/connect/protocol-connect';
 import * as protoGrpc from '@connectrpc/connect/protocol-grpc';
 import * as protoGrpcWeb from '@connectrpc/connect/protocol-grpc-web';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { connectError } from '../src/application/connect-errors.ts';
-import { CALL_TRACE } from '../src/application/request-context.ts';
+import { connectError } from '../src/application/shared/connect-errors.ts';
+import { CALL_TRACE } from '../src/application/shared/request-context.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 
 /** The largest request message accepted, as for REST bodies (1 MiB), before and after decompression. */

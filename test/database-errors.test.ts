@@ -2,11 +2,11 @@
 // request won is a ConflictError (409 concurrent_change at the edge), never an internal error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code } from '@connectrpc/connect';
-import { PostgresOrderRepository } from '../src/adapters/postgres/postgres-order-repository.ts';
-import { PostgresPaymentRepository } from '../src/adapters/postgres/payments/postgres-payment-repository.ts';
+import { PostgresOrderRepository } from '../src/adapters/postgres/order/postgres-order-repository.ts';
+import { PostgresPaymentRepository } from '../src/adapters/postgres/payment/postgres-payment-repository.ts';
 import { receivedTransfer } from '../src/domain/payment/payment.entity.ts';
-import { toConnectError } from '../src/application/connect-errors.ts';
-import { ConflictError } from '../src/ports/errors.ts';
+import { toConnectError } from '../src/application/shared/connect-errors.ts';
+import { ConflictError } from '../src/ports/shared/errors.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';
 
 let svc: TestService;

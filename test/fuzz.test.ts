@@ -10,7 +10,7 @@ import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';
 
 const SEED = 20261122;

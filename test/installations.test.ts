@@ -14,7 +14,7 @@ import { createDispatcher } from '../src/composition/workers.ts';
 import { StartupError } from '../src/composition/startup.ts';
 import { readInstallationId } from '../src/adapters/postgres/postgres-installation.ts';
 import { UnreadableEnvelopeError } from '../src/adapters/nats/jetstream-event-subscription.ts';
-import type { UnaccountedEvent } from '../src/application/webhooks/webhook-dispatcher.ts';
+import type { UnaccountedEvent } from '../src/application/webhook/webhook-dispatcher.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { startOwnNatsServer, type OwnNatsServer } from './support/nats-server.ts';
 import { createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, startHarness } from './support/webhooks.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
-import { hashApiKey } from '../src/adapters/postgres/postgres-merchant-repository.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import { hashApiKey } from '../src/adapters/postgres/merchant/postgres-merchant-repository.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { rowCounts } from './support/database.ts';
 import { orderBody, startTestService, TEST_CHECKOUT_URL, type TestService } from './support/service.ts';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createRouterTransport } from '@connectrpc/connect';
 import type { Knex } from 'knex';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { MIGRATIONS } from '../src/adapters/postgres/migrations/index.ts';
 import { createTestDatabase } from './support/database.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';

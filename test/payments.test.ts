@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ConnectError, Code, createRouterTransport } from '@connectrpc/connect';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { ibanValid } from '../src/domain/payment/iban.ts';
 import { insertLeftBehind, orderBody, startTestService, type TestService } from './support/service.ts';
 

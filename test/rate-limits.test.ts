@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { orderBody, startTestService, type TestService } from './support/service.ts';
 
 describe('API rate limit per key', () => {

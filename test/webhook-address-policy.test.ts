@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
 import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
 import { MAX_ENDPOINTS_PER_MODE } from '../src/domain/webhook/webhook-endpoint.entity.ts';
-import type { AddressPolicy } from '../src/ports/address-policy.port.ts';
+import type { AddressPolicy } from '../src/ports/webhook/address-policy.port.ts';
 import { api, createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, spawnDispatcher, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 

@@ -1,6 +1,6 @@
 // Webhook endpoint rules that need no delivery: the subscription list and the default endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 
 let svc: TestService;

@@ -6,8 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/postgres-webhook-delivery-queue.ts';
-import { PostgresEventOutbox } from '../src/adapters/postgres/postgres-event-outbox.ts';
+import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
+import { PostgresEventOutbox } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
 import type { DomainEvent } from '../src/domain/event/domain-event.ts';
 import { verifyWebhook, WebhookVerificationError } from '../sdk/index.ts';
 import { startOwnNatsServer } from './support/nats-server.ts';

@@ -6,8 +6,8 @@ import { NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts'
 import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
 import { NatsDependencyProbe } from '../adapters/nats/nats-dependency-probe.ts';
 import { systemClock } from '../adapters/system/system-clock.ts';
-import { createCheckReadiness } from '../application/check-readiness.ts';
-import type { TestSandboxCredentials } from '../application/create-sandbox.ts';
+import { createCheckReadiness } from '../application/health/check-readiness.ts';
+import type { TestSandboxCredentials } from '../application/merchant/create-sandbox.ts';
 import { ListenError, serveHttp } from '../../gateway/http-server.ts';
 import { createCore, type Core } from './core.ts';
 import { linkEvents, type EventLink } from './events.ts';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { AddressPolicy } from '../../ports/address-policy.port.ts';
+import type { AddressPolicy } from '../../ports/webhook/address-policy.port.ts';
 
 /**
  * What an address is, for a webhook: public unicast (allowed), local (loopback,

@@ -2,8 +2,8 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
-import type { AddressPolicy } from '../../ports/address-policy.port.ts';
-import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../ports/webhook-sender.port.ts';
+import type { AddressPolicy } from '../../ports/webhook/address-policy.port.ts';
+import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../ports/webhook/webhook-sender.port.ts';
 
 /** Most bytes of a response body the delivery log keeps. */
 export const EXCERPT_BYTES = 1024;

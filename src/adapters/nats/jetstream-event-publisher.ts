@@ -1,7 +1,7 @@
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
 import { eventToJson } from '../../domain/event/event-json.ts';
-import type { EventPublisher } from '../../ports/event-publisher.port.ts';
+import type { EventPublisher } from '../../ports/event/event-publisher.port.ts';
 import type { StreamOptions } from './jetstream.ts';
 
 /**

@@ -2,9 +2,9 @@ import { AckPolicy, DeliverPolicy, nanos, type NatsConnection } from 'nats';
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
 import { eventFromJson } from '../../domain/event/event-json.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
-import type { Consumption, EventFeed, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event-subscription.port.ts';
+import type { Consumption, EventFeed, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event/event-subscription.port.ts';
 import { ownerOf, StreamConflictError, type StreamOptions } from './jetstream.ts';
-import { ServiceUnavailableError } from '../../ports/errors.ts';
+import { ServiceUnavailableError } from '../../ports/shared/errors.ts';
 
 /** An event read back from the envelope the publisher wrote, with the installation that published it. */
 export interface EnvelopeContents {

@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import type { DependencyProbe } from '../../ports/dependency-probe.port.ts';
+import type { DependencyProbe } from '../../ports/health/dependency-probe.port.ts';
 
 /** Probes NATS with a PING round trip on the service's connection, if it has one yet. */
 export class NatsDependencyProbe implements DependencyProbe {

@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { ConflictError, ServiceUnavailableError } from '../../ports/errors.ts';
+import { ConflictError, ServiceUnavailableError } from '../../ports/shared/errors.ts';
 import { migrationSource } from './migrations/index.ts';
 
 // int8 (bigint) arrives as a string; mappers turn it into a BigInt, never a float.

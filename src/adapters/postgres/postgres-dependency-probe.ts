@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DependencyProbe } from '../../ports/dependency-probe.port.ts';
+import type { DependencyProbe } from '../../ports/health/dependency-probe.port.ts';
 
 /**
  * Probes Postgres over a connection of its own (`select 1`), not one from the

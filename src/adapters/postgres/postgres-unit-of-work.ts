@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
 import { translateErrors } from './database.ts';
-import { PostgresEventOutbox } from './postgres-event-outbox.ts';
-import { PostgresRequestLedger } from './postgres-idempotency-store.ts';
-import { PostgresMerchantRepository } from './postgres-merchant-repository.ts';
-import { PostgresOrderRepository } from './postgres-order-repository.ts';
-import { PostgresWebhookDeliveryQueue } from './postgres-webhook-delivery-queue.ts';
-import { PostgresWebhookEndpointRepository } from './postgres-webhook-endpoint-repository.ts';
-import { PostgresPaymentRepository } from './payments/postgres-payment-repository.ts';
+import { PostgresEventOutbox } from './event/postgres-event-outbox.ts';
+import { PostgresRequestLedger } from './idempotency/postgres-idempotency-store.ts';
+import { PostgresMerchantRepository } from './merchant/postgres-merchant-repository.ts';
+import { PostgresOrderRepository } from './order/postgres-order-repository.ts';
+import { PostgresWebhookDeliveryQueue } from './webhook/postgres-webhook-delivery-queue.ts';
+import { PostgresWebhookEndpointRepository } from './webhook/postgres-webhook-endpoint-repository.ts';
+import { PostgresPaymentRepository } from './payment/postgres-payment-repository.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories

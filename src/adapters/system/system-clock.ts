@@ -1,4 +1,4 @@
-import type { Clock } from '../../ports/clock.port.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
 
 /** The wall clock. */
 export const systemClock: Clock = { now: () => new Date() };

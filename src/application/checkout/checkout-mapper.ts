@@ -9,7 +9,7 @@ import {
   type PaymentOutcome,
 } from '../../gen/checkout/v1/checkout_pb.ts';
 import type { PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
-import { orderToProto } from '../order-mapper.ts';
+import { orderToProto } from '../order/order-mapper.ts';
 import type { CheckoutView } from './checkout-view.ts';
 import type { PaymentResult } from './checkout-payments.ts';
 

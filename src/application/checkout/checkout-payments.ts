@@ -2,11 +2,11 @@ import { timingSafeEqual } from 'node:crypto';
 import { isDueToExpire } from '../../domain/order/order-transitions.ts';
 import { orderIdOfCheckout, type Order } from '../../domain/order/order.entity.ts';
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
-import { ApplicationError } from '../application-error.ts';
-import type { PaymentInstrument, PaymentClient } from '../payments/pay-order.ts';
-import type { PaymentOutcome } from '../payments/payment-outcome.ts';
-import { attemptsOf } from '../payments/payment-kit.ts';
-import type { Payments } from '../payments/payments.ts';
+import { ApplicationError } from '../shared/application-error.ts';
+import type { PaymentInstrument, PaymentClient } from '../payment/pay-order.ts';
+import type { PaymentOutcome } from '../payment/payment-outcome.ts';
+import { attemptsOf } from '../payment/payment-kit.ts';
+import type { Payments } from '../payment/payments.ts';
 import { checkoutView, type CheckoutView } from './checkout-view.ts';
 
 /** Where a payment on the page left the order, as the page shows it. */

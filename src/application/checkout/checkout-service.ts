@@ -9,11 +9,11 @@ import {
   SubmitWalletPaymentResponseSchema,
 } from '../../gen/checkout/v1/checkout_pb.ts';
 import { parseCard } from '../../domain/payment/card.ts';
-import type { Clock } from '../../ports/clock.port.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
-import type { PaymentClient } from '../payments/pay-order.ts';
+import type { PaymentClient } from '../payment/pay-order.ts';
 import type { CheckoutPayments } from './checkout-payments.ts';
-import { CLIENT_ADDRESS } from '../request-context.ts';
+import { CLIENT_ADDRESS } from '../shared/request-context.ts';
 
 /** Header carrying the checkout page's token on state-changing calls. */
 export const CHECKOUT_TOKEN_HEADER = 'checkout-token';

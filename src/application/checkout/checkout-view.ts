@@ -4,7 +4,7 @@ import type { PaymentAttempt, PaymentMethod } from '../../domain/payment/payment
 import { MAX_ATTEMPTS_PER_ORDER, submissionsOf } from '../../domain/payment/attempt-policy.ts';
 import { VIRTUAL_ACCOUNT_BANK, virtualIbanFor } from '../../domain/payment/iban.ts';
 import { orderSuffix } from '../../domain/order/order.entity.ts';
-import type { MerchantRecord } from '../../ports/merchant-repository.port.ts';
+import type { MerchantRecord } from '../../ports/merchant/merchant-repository.port.ts';
 
 /** What the customer's checkout shows, in the core's terms. */
 export interface CheckoutView {

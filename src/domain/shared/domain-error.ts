@@ -2,8 +2,8 @@
  * Every rule of the domain a caller can break, by stable dotted code (money,
  * orders, payments, cards, webhook endpoints). The application's own codes
  * (authentication, lookups, lists, idempotency, limits) are a union of their
- * own (src/application/application-error.ts). Both are closed: the Connect
- * mapping (src/application/connect-errors.ts) must name each code, so a new
+ * own (src/application/shared/application-error.ts). Both are closed: the Connect
+ * mapping (src/application/shared/connect-errors.ts) must name each code, so a new
  * one cannot go unmapped.
  */
 export type DomainErrorCode =

@@ -1,7 +1,7 @@
 import { TEST_CHALLENGE_CODE } from '../../../domain/payment/test-card.ts';
 import { randomUUID } from 'node:crypto';
-import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../ports/payment-processor.port.ts';
-import type { TestCardDirectory } from '../../../ports/test-card-directory.port.ts';
+import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../ports/payment/payment-processor.port.ts';
+import type { TestCardDirectory } from '../../../ports/payment/test-card-directory.port.ts';
 import { challengePassed, issuerAnswer, type IssuerAnswer } from '../simulated/simulated-issuer.ts';
 import { ALPHA_DECLINES, type AlphaResponseCode } from './transformers.ts';
 

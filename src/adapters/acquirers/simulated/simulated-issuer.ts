@@ -1,6 +1,6 @@
 import { TEST_CHALLENGE_CODE, type TestCardBehaviour } from '../../../domain/payment/test-card.ts';
 import type { Card } from '../../../domain/payment/card.ts';
-import type { TestCardDirectory } from '../../../ports/test-card-directory.port.ts';
+import type { TestCardDirectory } from '../../../ports/payment/test-card-directory.port.ts';
 
 /** What the simulated card network answers, before an acquirer puts it in its own dialect. */
 export type IssuerAnswer = 'approve' | 'challenge' | 'insufficient_funds' | 'expired_card' | 'unknown_test_card';

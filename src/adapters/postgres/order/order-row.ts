@@ -1,0 +1,78 @@
+import type { Order, OrderStatus } from '../../../domain/order/order.entity.ts';
+
+/** The orders table's row, as read (bigints as strings) or as stored in JSON. */
+export interface OrderRow {
+  id: string;
+  merchant_id: string;
+  livemode: boolean;
+  reference: string;
+  amount: string;
+  currency: string;
+  status: string;
+  line_items: { name: string; amount: string }[];
+  return_url: string | null;
+  checkout_url: string;
+  method: string | null;
+  settlement_currency: string | null;
+  settlement_amount: string | null;
+  version: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  expires_at: Date | string;
+  checkout_token: string;
+}
+
+const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired']);
+
+/** Maps a domain order to its row. Line-item amounts are kept as strings so jsonb never holds a float. */
+export function orderToRow(order: Order, updatedAt: Date = order.createdAt): OrderRow {
+  return {
+    id: order.id,
+    merchant_id: order.merchantId,
+    livemode: order.livemode,
+    reference: order.reference,
+    amount: order.amount.toString(),
+    currency: order.currency,
+    status: order.status,
+    line_items: order.lineItems.map((item) => ({ name: item.name, amount: item.amount.toString() })),
+    return_url: order.returnUrl,
+    checkout_url: order.checkoutUrl,
+    method: order.method,
+    settlement_currency: order.settlement?.currency ?? null,
+    settlement_amount: order.settlement?.amount.toString() ?? null,
+    version: order.version,
+    created_at: order.createdAt,
+    updated_at: updatedAt,
+    expires_at: order.expiresAt,
+    checkout_token: order.checkoutToken,
+  };
+}
+
+/**
+ * Maps a row (from a query or from a stored JSON snapshot) to a domain order.
+ * @throws Error when the row holds a status this code does not know (a newer writer).
+ */
+export function rowToOrder(row: OrderRow): Order {
+  if (!STATUSES.has(row.status)) throw new Error(`order ${row.id} has unknown status ${row.status}`);
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    livemode: row.livemode,
+    reference: row.reference,
+    amount: BigInt(row.amount),
+    currency: row.currency,
+    status: row.status as OrderStatus,
+    lineItems: row.line_items.map((item) => ({ name: item.name, amount: BigInt(item.amount) })),
+    returnUrl: row.return_url,
+    checkoutUrl: row.checkout_url,
+    method: row.method,
+    settlement:
+      row.settlement_currency !== null && row.settlement_amount !== null
+        ? { currency: row.settlement_currency, amount: BigInt(row.settlement_amount) }
+        : null,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    checkoutToken: row.checkout_token,
+    version: row.version,
+  };
+}

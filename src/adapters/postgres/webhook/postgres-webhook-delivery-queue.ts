@@ -1,0 +1,226 @@
+import type { Knex } from 'knex';
+import type { DomainEvent } from '../../../domain/event/domain-event.ts';
+import type { Scope } from '../../../domain/merchant/caller.ts';
+import { webhookBody } from '../../../domain/webhook/webhook-body.ts';
+import type { AttemptRecord, ClaimedDelivery, DeliveryAttemptView, WebhookDeliveryQueue } from '../../../ports/webhook/webhook-delivery-queue.port.ts';
+import { translateErrors } from '../database.ts';
+import { rowToEvent, type EventRow } from '../event/postgres-event-outbox.ts';
+
+const SUBSCRIBED = `(e.enabled_events @> ARRAY['*']::text[] OR e.enabled_events @> ARRAY[?]::text[])`;
+const DELIVERABLE = `e.deleted_at IS NULL AND e.disabled_reason IS NULL AND e.url IS NOT NULL`;
+
+/** The delivery queue on Postgres: leases by next_attempt_at, fairness by a per-endpoint cap. */
+export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
+  readonly #knex: Knex;
+
+  constructor(knex: Knex) {
+    this.#knex = knex;
+  }
+
+  async enqueue(event: DomainEvent, body: string, now: Date): Promise<{ known: boolean; queued: number }> {
+    // One statement: the event's row is looked up and the deliveries inserted only if it is there,
+    // so an event this installation never wrote (another's, or forged) queues nothing.
+    const result = await translateErrors(() =>
+      this.#knex.raw(
+        `WITH known AS (
+           SELECT id FROM events WHERE id = ? AND merchant_id = ? AND livemode = ? AND type = ?
+         ), queued AS (
+           INSERT INTO webhook_deliveries (event_id, endpoint_id, merchant_id, livemode, body, status, attempt_count, next_attempt_at, created_at, updated_at)
+           SELECT known.id, e.id, e.merchant_id, e.livemode, ?, 'pending', 0, ?, ?, ?
+           FROM known, webhook_endpoints e
+           WHERE e.merchant_id = ? AND e.livemode = ? AND ${DELIVERABLE} AND ${SUBSCRIBED}
+           ON CONFLICT (event_id, endpoint_id) DO NOTHING
+           RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM known) AS known, (SELECT count(*) FROM queued)::int AS queued`,
+        [event.id, event.merchantId, event.livemode, event.type, body, now, now, now, event.merchantId, event.livemode, event.type],
+      ),
+    );
+    const row = result.rows[0] as { known: boolean; queued: number };
+    return { known: row.known, queued: row.queued };
+  }
+
+  async claimDue(options: {
+    limit: number;
+    perEndpoint: number;
+    excludeEndpoints: readonly string[];
+    inFlight?: Readonly<Record<string, number>>;
+    perMerchant?: number;
+    merchantInFlight?: Readonly<Record<string, number>>;
+    excludeMerchants?: readonly string[];
+    leaseMs: number;
+    now: Date;
+  }): Promise<ClaimedDelivery[]> {
+    if (options.limit <= 0) return [];
+    const leaseUntil = new Date(options.now.getTime() + options.leaseMs);
+    const result = await translateErrors(() =>
+      this.#knex.raw(
+        // Per endpoint, at most its cap minus what is already in flight, read from the
+        // (endpoint_id, next_attempt_at) index: a backlog of one endpoint is never scanned whole,
+        // and it cannot crowd out the due deliveries of the others. Per merchant likewise, so one
+        // merchant's many slow endpoints cannot take every slot from the other merchants.
+        `WITH candidates AS (
+           SELECT d.id, d.next_attempt_at, e.merchant_id FROM webhook_endpoints e
+           CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+             WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
+             ORDER BY d.next_attempt_at, d.id
+             LIMIT GREATEST(0, ? - COALESCE((?::jsonb ->> e.id)::int, 0))
+           ) d
+           WHERE ${DELIVERABLE} AND NOT (e.id = ANY(string_to_array(?, ','))) AND NOT (e.merchant_id = ANY(string_to_array(?, ',')))
+         ), picked AS (
+           SELECT id FROM (
+             SELECT id, next_attempt_at, merchant_id, row_number() OVER (PARTITION BY merchant_id ORDER BY next_attempt_at, id) AS n FROM candidates
+           ) ranked
+           WHERE n <= GREATEST(0, ? - COALESCE((?::jsonb ->> merchant_id)::int, 0))
+           ORDER BY next_attempt_at, id
+           LIMIT ?
+         )
+         UPDATE webhook_deliveries d SET next_attempt_at = ?, updated_at = ?
+         FROM picked, webhook_endpoints e
+         WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= ? AND e.id = d.endpoint_id
+         RETURNING d.id, d.event_id, d.endpoint_id, d.merchant_id, d.livemode, d.body, d.attempt_count, d.created_at, e.url,
+           ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
+                 WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?)
+                 ORDER BY s.id DESC) AS secrets`,
+        [
+          options.now,
+          options.perEndpoint,
+          JSON.stringify(options.inFlight ?? {}),
+          options.excludeEndpoints.join(','),
+          (options.excludeMerchants ?? []).join(','),
+          options.perMerchant ?? options.limit,
+          JSON.stringify(options.merchantInFlight ?? {}),
+          options.limit,
+          leaseUntil,
+          options.now,
+          options.now,
+          options.now,
+        ],
+      ),
+    );
+    return result.rows.map((r: Record<string, unknown>) => ({
+      id: String(r.id),
+      eventId: r.event_id as string,
+      endpointId: r.endpoint_id as string,
+      merchantId: r.merchant_id as string,
+      url: r.url as string,
+      livemode: r.livemode as boolean,
+      body: r.body as string,
+      attemptCount: r.attempt_count as number,
+      createdAt: r.created_at as Date,
+      secrets: r.secrets as string[],
+    }));
+  }
+
+  recordAttempt(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
+    return translateErrors(() =>
+      this.#knex.transaction(async (trx) => {
+        await trx('webhook_delivery_attempts').insert({
+          delivery_id: delivery.id,
+          event_id: delivery.eventId,
+          endpoint_id: delivery.endpointId,
+          attempted_at: attempt.attemptedAt,
+          status_code: attempt.statusCode,
+          error: attempt.error,
+          duration_ms: attempt.durationMs,
+          response_excerpt: attempt.responseExcerpt,
+        });
+        const status = attempt.succeeded ? 'succeeded' : attempt.nextAttemptAt ? 'pending' : 'failed';
+        await trx('webhook_deliveries')
+          .where({ id: delivery.id })
+          // A failed attempt does not bring back a delivery given up while it was in flight (its endpoint
+          // deleted or switched off): it would stay pending for ever, never claimable.
+          .modify((q) => (attempt.succeeded ? q : q.andWhere({ status: 'pending' })))
+          .update({
+            status,
+            attempt_count: trx.raw('attempt_count + 1'),
+            next_attempt_at: attempt.nextAttemptAt ?? attempt.attemptedAt,
+            updated_at: attempt.attemptedAt,
+          });
+        if (attempt.succeeded) {
+          await trx('webhook_endpoints').where({ id: delivery.endpointId }).whereNotNull('failing_since').update({ failing_since: null });
+        } else {
+          await trx('webhook_endpoints').where({ id: delivery.endpointId }).whereNull('failing_since').update({ failing_since: attempt.attemptedAt });
+          // An endpoint that has failed without a single success for the whole retry window is switched off, visibly.
+          const disabled = await trx('webhook_endpoints')
+            .where({ id: delivery.endpointId })
+            .whereNull('disabled_reason')
+            .andWhere('failing_since', '<=', attempt.disableIfFailingSince)
+            .update({ disabled_reason: 'failing', updated_at: attempt.attemptedAt });
+          if (disabled > 0) {
+            await trx('webhook_deliveries').where({ endpoint_id: delivery.endpointId, status: 'pending' }).update({ status: 'failed', updated_at: attempt.attemptedAt });
+          }
+        }
+      }),
+    );
+  }
+
+  async requeueEvent(scope: Scope, eventId: string, endpointId: string | undefined, now: Date): Promise<number> {
+    return translateErrors(async () => {
+      const row = await this.#knex<EventRow>('events').where({ id: eventId, merchant_id: scope.merchantId, livemode: scope.livemode }).first();
+      if (!row) return 0;
+      return this.#queue(rowToEvent(row), endpointId, now);
+    });
+  }
+
+  async replaySince(scope: Scope, endpointId: string, since: Date, now: Date): Promise<number> {
+    return translateErrors(async () => {
+      const rows = await this.#knex<EventRow>('events')
+        .where({ merchant_id: scope.merchantId, livemode: scope.livemode })
+        .andWhere('created_at', '>=', since)
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      let queued = 0;
+      for (const row of rows) queued += await this.#queue(rowToEvent(row), endpointId, now);
+      return queued;
+    });
+  }
+
+  /** Inserts or resets deliveries of one event to one endpoint (or every subscribed one). */
+  async #queue(event: DomainEvent, endpointId: string | undefined, now: Date): Promise<number> {
+    const result = await this.#knex.raw(
+      `INSERT INTO webhook_deliveries (event_id, endpoint_id, merchant_id, livemode, body, status, attempt_count, next_attempt_at, created_at, updated_at)
+       SELECT ?, e.id, e.merchant_id, e.livemode, ?, 'pending', 0, ?, ?, ?
+       FROM webhook_endpoints e
+       WHERE e.merchant_id = ? AND e.livemode = ? AND ${DELIVERABLE} AND ${endpointId ? 'e.id = ?' : SUBSCRIBED}
+       ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', attempt_count = 0, next_attempt_at = EXCLUDED.next_attempt_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+      [event.id, webhookBody(event), now, now, now, event.merchantId, event.livemode, endpointId ?? event.type],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async listAttempts(scope: Scope, eventId: string): Promise<DeliveryAttemptView[]> {
+    const rows = await translateErrors(() =>
+      this.#knex('webhook_delivery_attempts as a')
+        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+        .where({ 'a.event_id': eventId, 'd.merchant_id': scope.merchantId, 'd.livemode': scope.livemode })
+        .orderBy([{ column: 'a.attempted_at' }, { column: 'a.id' }])
+        .select('a.*'),
+    );
+    return rows.map((r: Record<string, unknown>) => ({
+      id: `wda_${r.id}`,
+      eventId: r.event_id as string,
+      endpointId: r.endpoint_id as string,
+      attemptedAt: r.attempted_at as Date,
+      statusCode: (r.status_code as number | null) ?? null,
+      error: (r.error as string | null) ?? null,
+      durationMs: r.duration_ms as number,
+      responseExcerpt: r.response_excerpt as string,
+    }));
+  }
+
+  async nextDueAt(excludeEndpoints: readonly string[] = [], excludeMerchants: readonly string[] = []): Promise<Date | undefined> {
+    // Only what claimDue could take: a due delivery of a disabled or excluded (busy) endpoint
+    // would otherwise make the sender loop poll without pause.
+    const result = await translateErrors(() =>
+      this.#knex.raw(
+        `SELECT d.next_attempt_at FROM webhook_deliveries d
+         JOIN webhook_endpoints e ON e.id = d.endpoint_id AND ${DELIVERABLE}
+         WHERE d.status = 'pending' AND NOT (d.endpoint_id = ANY(string_to_array(?, ','))) AND NOT (d.merchant_id = ANY(string_to_array(?, ',')))
+         ORDER BY d.next_attempt_at LIMIT 1`,
+        [excludeEndpoints.join(','), excludeMerchants.join(',')],
+      ),
+    );
+    return (result.rows[0]?.next_attempt_at as Date | undefined) ?? undefined;
+  }
+}

@@ -1,0 +1,86 @@
+import type { EventPublisher } from '../../ports/event/event-publisher.port.ts';
+import type { OutboxReader } from '../../ports/event/event-outbox.port.ts';
+
+/** Moves committed events from the outbox to the broker. */
+export interface OutboxRelay {
+  /** Publishes one batch; resolves to the number of events published. */
+  relayOnce(): Promise<number>;
+  /** Relays continuously until stop() is called. */
+  start(): void;
+  /** Stops the loop and waits for the batch in flight. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link createOutboxRelay}. */
+export interface OutboxRelayOptions {
+  readonly reader: OutboxReader;
+  readonly publisher: EventPublisher;
+  readonly batchSize: number;
+  /** Pause between polls when the outbox is empty. */
+  readonly idleMs: number;
+  /** Longest pause after repeated failures (broker or database down). */
+  readonly maxBackoffMs: number;
+  readonly onError: (err: unknown) => void;
+}
+
+/**
+ * Creates the outbox relay. Each batch is read under row locks (two relays
+ * never take the same event), published with msgID = event id, then marked
+ * published in the same transaction. A crash between publish and mark leaves
+ * the rows unmarked; the next pass publishes them again and the broker drops
+ * the duplicates by msgID.
+ */
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  const relayOnce = () =>
+    options.reader.withUnpublished(options.batchSize, async (batch) => {
+      if (batch.events.length === 0) return 0;
+      await options.publisher.publish(batch.events);
+      await batch.markPublished();
+      return batch.events.length;
+    });
+
+  // Resolves at once once stopped: stop() may be called while a batch is in
+  // flight, after which the loop must not sit out an idle pause or a backoff.
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (!running) return resolve();
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function run(): Promise<void> {
+    let failures = 0;
+    while (running) {
+      try {
+        const count = await relayOnce();
+        failures = 0;
+        if (count < options.batchSize) await sleep(options.idleMs);
+      } catch (err) {
+        failures += 1;
+        options.onError(err);
+        await sleep(Math.min(options.maxBackoffMs, options.idleMs * 2 ** Math.min(failures, 10)));
+      }
+    }
+  }
+
+  return {
+    relayOnce,
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { ApplicationError } from '../shared/application-error.ts';
+import { createHash } from 'node:crypto';
+import { fromJson, toBinary, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
+import type { HandlerContext } from '@connectrpc/connect';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
+import { checkIdempotencyKey } from '../order/create-order.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../order/order-service.ts';
+
+/** The call an Idempotency-Key guards: its operation name, request and response types. */
+export interface IdempotentCall<I extends DescMessage, O extends DescMessage> {
+  /** Names the operation in the key's record ("webhook_endpoints.create"): a key used for another one is refused. */
+  readonly operation: string;
+  readonly input: I;
+  readonly request: MessageShape<I>;
+  readonly output: O;
+}
+
+/** Runs a state-changing call in one transaction, once per Idempotency-Key. */
+export type Idempotent = <I extends DescMessage, O extends DescMessage>(
+  ctx: HandlerContext,
+  scope: Scope,
+  call: IdempotentCall<I, O>,
+  work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<MessageShape<O>>,
+) => Promise<MessageShape<O>>;
+
+/**
+ * Creates the idempotency rule of every state-changing call, for any
+ * operation: the work runs in one transaction, and with an Idempotency-Key
+ * the key is claimed first in that same transaction, its response stored
+ * before the commit. The rules are order creation's: the same request
+ * repeated later gets the first response (with idempotent-replayed: true)
+ * and does nothing; a different request or operation with the key is
+ * idempotency_key_reused; a repeat while the first still runs waits for it
+ * and then replays its answer; a request that fails rolls back and takes its
+ * key with it, so a corrected request can use the key. The fingerprint is a
+ * hash of the operation and the request's binary encoding.
+ * @throws ApplicationError idempotency.key_invalid, idempotency.key_reused
+ */
+export function createIdempotent(uow: UnitOfWork): Idempotent {
+  return async (ctx, scope, call, work) => {
+    const key = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER);
+    if (key === null) return uow.run(work);
+    checkIdempotencyKey(key);
+    const fingerprint = createHash('sha256').update(call.operation).update(toBinary(call.input, call.request)).digest('hex');
+    const request = { scope, key, operation: call.operation, fingerprint };
+    return uow.run(async (tx, afterCommit) => {
+      const found = await tx.requests.claim(request);
+      switch (found.kind) {
+        case 'replay':
+          ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          return fromJson(call.output, found.response as JsonValue);
+        case 'mismatch':
+          throw new ApplicationError(
+            'idempotency.key_reused',
+            `Idempotency-Key "${key}" was already used with a different request (${found.operation}); use a new key for a new request.`,
+          );
+        case 'claimed':
+          break;
+      }
+      const response = await work(tx, afterCommit);
+      await tx.requests.complete(request, '', toJson(call.output, response));
+      return response;
+    });
+  };
+}

@@ -1,0 +1,85 @@
+import { ApplicationError } from '../shared/application-error.ts';
+import { createHash } from 'node:crypto';
+import { createOrder, validateCreateOrder, type CreateOrderCommand } from '../../domain/order/create-order.ts';
+import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
+import { ORDER_ID_PREFIX, type Order } from '../../domain/order/order.entity.ts';
+import type { Caller } from '../../domain/merchant/caller.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
+import type { OrderCreationStore } from '../../ports/order/order-creation-store.port.ts';
+
+/** Operation name under which idempotency keys of order creation are stored. */
+export const CREATE_ORDER_OPERATION = 'orders.create';
+
+/** The created order, and whether it is the replay of an earlier request with the same key. */
+export interface CreateOrderResult {
+  readonly order: Order;
+  readonly replayed: boolean;
+}
+
+/** Creates an order, honouring an optional idempotency key. */
+export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, idempotencyKey: string | undefined) => Promise<CreateOrderResult>;
+
+/**
+ * Creates the order-creation use case. The idempotency key, the order and its
+ * order.created event are written atomically; concurrent requests with one key
+ * are decided by the key's unique constraint.
+ */
+export function createCreateOrder(deps: { readonly store: OrderCreationStore; readonly ids: IdGenerator; readonly clock: Clock }): CreateOrderUseCase {
+  return async (caller, rawCommand, idempotencyKey) => {
+    const now = deps.clock.now();
+    const command = validateCreateOrder(rawCommand, now);
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
+    const { order, event } = createOrder(command, {
+      orderId: deps.ids.newId(ORDER_ID_PREFIX),
+      eventId: deps.ids.newId(EVENT_ID_PREFIX),
+      merchantId: caller.merchantId,
+      livemode: caller.livemode,
+      checkoutHost: caller.checkoutHost,
+      checkoutToken: deps.ids.newSecret(''),
+      now,
+    });
+    const fingerprint = idempotencyKey === undefined ? '' : fingerprintOf(command);
+    const claim = await deps.store.create(
+      idempotencyKey === undefined ? undefined : { scope: caller, key: idempotencyKey, operation: CREATE_ORDER_OPERATION, fingerprint, order },
+      order,
+      event,
+    );
+    if (claim.claimed) return { order, replayed: false };
+    const { existing } = claim;
+    if (existing.operation !== CREATE_ORDER_OPERATION || existing.fingerprint !== fingerprint) {
+      throw new ApplicationError(
+        'idempotency.key_reused',
+        `Idempotency-Key "${idempotencyKey}" was already used with a different request (${existing.operation}); use a new key for a new request.`,
+      );
+    }
+    return { order: existing.order, replayed: true };
+  };
+}
+
+/** Longest idempotency key accepted. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * Checks an Idempotency-Key's format.
+ * @throws DomainError idempotency.key_invalid
+ */
+export function checkIdempotencyKey(key: string): void {
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ApplicationError('idempotency.key_invalid', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces, e.g. a UUID.`, 'Idempotency-Key');
+  }
+}
+
+/** A stable hash of the validated request, so a reused key can be told apart from a retry. */
+function fingerprintOf(command: CreateOrderCommand): string {
+  const canonical = JSON.stringify([
+    CREATE_ORDER_OPERATION,
+    command.amount.toString(),
+    command.currency,
+    command.reference,
+    command.lineItems.map((item) => [item.name, item.amount.toString()]),
+    command.returnUrl ?? null,
+    command.expiresAt?.toISOString() ?? null,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}

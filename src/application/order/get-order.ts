@@ -1,0 +1,27 @@
+import { ApplicationError } from '../shared/application-error.ts';
+import type { Order } from '../../domain/order/order.entity.ts';
+import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import type { OrderRepository } from '../../ports/order/order-repository.port.ts';
+import type { PaymentRepository } from '../../ports/payment/payment-repository.port.ts';
+
+/** An order with its payment attempts, oldest first. */
+export interface OrderDetails {
+  readonly order: Order;
+  readonly attempts: readonly PaymentAttempt[];
+}
+
+/** Reads one order of the caller's merchant and mode. */
+export type GetOrderUseCase = (scope: Scope, id: string) => Promise<OrderDetails>;
+
+/**
+ * Creates the order-retrieval use case. Another merchant's or mode's id is
+ * answered exactly like an unknown one.
+ */
+export function createGetOrder(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository }): GetOrderUseCase {
+  return async (scope, id) => {
+    const order = await deps.orders.findById(scope, id);
+    if (!order) throw new ApplicationError('order.not_found', `No such order: "${id}".`, 'id');
+    return { order, attempts: (await deps.payments.listAttemptsForOrders([order.id])).get(order.id) ?? [] };
+  };
+}

@@ -1,0 +1,28 @@
+import { ApplicationError } from '../shared/application-error.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import type { OrderRepository } from '../../ports/order/order-repository.port.ts';
+import type { PaymentRepository } from '../../ports/payment/payment-repository.port.ts';
+import type { OrderDetails } from './get-order.ts';
+
+/** Default and largest page sizes of order lists. */
+export const DEFAULT_LIST_LIMIT = 10;
+export const MAX_LIST_LIMIT = 100;
+
+/** Lists the caller's orders newest first. */
+export type ListOrdersUseCase = (
+  scope: Scope,
+  query: { limit: number | undefined; startingAfter: string | undefined; reference: string | undefined },
+) => Promise<{ orders: OrderDetails[]; hasMore: boolean }>;
+
+/** Creates the order-listing use case. */
+export function createListOrders(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository }): ListOrdersUseCase {
+  return async (scope, query) => {
+    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
+    }
+    const page = await deps.orders.list(scope, { limit, startingAfter: query.startingAfter, reference: query.reference });
+    const attempts = await deps.payments.listAttemptsForOrders(page.orders.map((order) => order.id));
+    return { orders: page.orders.map((order) => ({ order, attempts: attempts.get(order.id) ?? [] })), hasMore: page.hasMore };
+  };
+}

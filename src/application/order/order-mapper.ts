@@ -1,0 +1,68 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  OrderSchema,
+  PaymentAttemptSchema,
+  type PaymentAttempt as ProtoPaymentAttempt,
+  OrderStatus as ProtoOrderStatus,
+  type CreateOrderRequest,
+  type Order as ProtoOrder,
+} from '../../gen/checkout/v1/order_pb.ts';
+import type { CreateOrderCommand } from '../../domain/order/create-order.ts';
+import type { Order, OrderStatus } from '../../domain/order/order.entity.ts';
+import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
+
+const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
+  pending: ProtoOrderStatus.PENDING,
+  paid: ProtoOrderStatus.PAID,
+  expired: ProtoOrderStatus.EXPIRED,
+  failed: ProtoOrderStatus.FAILED,
+};
+
+/** Maps a payment attempt to its proto message. */
+export function attemptToProto(attempt: PaymentAttempt): ProtoPaymentAttempt {
+  return create(PaymentAttemptSchema, {
+    id: attempt.id,
+    method: attempt.method,
+    route: attempt.route,
+    status: attempt.status,
+    declineCode: attempt.declineCode ?? '',
+    authentication: attempt.authentication,
+    cardBrand: attempt.cardBrand ?? '',
+    cardLast4: attempt.cardLast4 ?? '',
+    retry: attempt.retry,
+    created: timestampFromDate(attempt.createdAt),
+  });
+}
+
+/** Maps a domain order (and its attempts, when known) to its proto message. */
+export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = []): ProtoOrder {
+  return create(OrderSchema, {
+    id: order.id,
+    reference: order.reference,
+    amount: order.amount,
+    currency: order.currency,
+    status: STATUS_TO_PROTO[order.status],
+    checkoutUrl: order.checkoutUrl,
+    lineItems: order.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
+    returnUrl: order.returnUrl ?? undefined,
+    created: timestampFromDate(order.createdAt),
+    livemode: order.livemode,
+    method: order.method ?? undefined,
+    settlement: order.settlement ? { currency: order.settlement.currency, amount: order.settlement.amount } : undefined,
+    expiresAt: timestampFromDate(order.expiresAt),
+    attempts: attempts.map(attemptToProto),
+  });
+}
+
+/** Maps a proto create request to the domain command. */
+export function createOrderCommandFromProto(req: CreateOrderRequest): CreateOrderCommand {
+  return {
+    amount: req.amount,
+    currency: req.currency,
+    reference: req.reference,
+    lineItems: req.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
+    returnUrl: req.returnUrl,
+    expiresAt: req.expiresAt ? timestampDate(req.expiresAt) : undefined,
+  };
+}

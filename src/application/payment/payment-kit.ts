@@ -1,0 +1,257 @@
+import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
+import type { Order } from '../../domain/order/order.entity.ts';
+import { isDueToExpire, markExpired, markFailed, markPaid, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
+import { isInFlight } from '../../domain/payment/attempt-policy.ts';
+import type { DeclineCode } from '../../domain/payment/decline-code.ts';
+import type { AuthenticationResult, PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
+import { cancel, holdForReversal, markCaptured, markReversed, recordDecline, type PaymentChange } from '../../domain/payment/payment.entity.ts';
+import { computeSettlement } from '../../domain/payment/settlement.ts';
+import type { VelocityLimits } from '../../domain/payment/velocity.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
+import type { MerchantRecord, MerchantRepository } from '../../ports/merchant/merchant-repository.port.ts';
+import type { OrderRepository } from '../../ports/order/order-repository.port.ts';
+import type { PaymentProcessor } from '../../ports/payment/payment-processor.port.ts';
+import type { PaymentRepository } from '../../ports/payment/payment-repository.port.ts';
+import type { TestCardDirectory } from '../../ports/payment/test-card-directory.port.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
+
+/** Acquirer routes: attempts go to primary; a soft decline is retried once on alternative. */
+export interface Routes {
+  readonly primary: PaymentProcessor;
+  readonly alternative: PaymentProcessor;
+}
+
+/** What the payment use cases run on. */
+export interface PaymentDeps {
+  readonly uow: UnitOfWork;
+  /** For single reads, which take no transaction. */
+  readonly reads: { readonly orders: OrderRepository; readonly payments: PaymentRepository };
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  readonly merchants: MerchantRepository;
+  readonly testCards: TestCardDirectory;
+  /** Routes for test mode (simulated acquirers). */
+  readonly testRoutes: Routes;
+  /** Routes for live mode; undefined until a live acquirer is configured. */
+  readonly liveRoutes: Routes | undefined;
+  /** Card-testing limits per client address and per merchant. */
+  readonly velocity: VelocityLimits;
+  /** How long a resubmission waits for the first submission to finish. */
+  readonly replayWaitMs?: number;
+  /**
+   * A release or reversal at an acquirer that failed. A reversal stays
+   * pending and the recovery sweep retries it.
+   */
+  readonly onBackgroundError: (err: unknown) => void;
+}
+
+/** How a payment attempt ended for the caller: the order at its new state, and the order's attempts. */
+export interface Settled {
+  readonly order: Order;
+  readonly attempts: readonly PaymentAttempt[];
+  readonly merchant: MerchantRecord;
+}
+
+/** Authorizations released inside a transaction, voided at their acquirer once it commits. */
+export type Release = (leg: PaymentAttempt) => void;
+
+/** Every attempt of an order, oldest first. */
+export async function attemptsOf(payments: PaymentRepository, orderId: string): Promise<PaymentAttempt[]> {
+  return (await payments.listAttemptsForOrders([orderId])).get(orderId) ?? [];
+}
+
+/** A reversal the payment use cases left pending is retried by the sweep only after this long. */
+export const REVERSAL_RETRY_MS = 30_000;
+
+/**
+ * The machinery the payment use cases share: acquirer routes, the merchant
+ * cache, transactions that release authorizations after they commit, expiry
+ * under the order's lock, and the end of a payment (capture recorded, or
+ * reversed when the order can no longer take it).
+ */
+export interface PaymentKit {
+  readonly deps: PaymentDeps;
+  /** Ids and time for the next event. */
+  eventIds(): { eventId: string; now: Date };
+  /** The routes of a mode (undefined: no live acquirer yet). */
+  routesOf(livemode: boolean): Routes | undefined;
+  /** The processor of a route an attempt was made on. */
+  processorOf(route: string): PaymentProcessor | undefined;
+  /** The merchant, from a short cache; never call it inside a transaction (it would take a second connection). */
+  merchantOf(merchantId: string): Promise<MerchantRecord>;
+  /** The merchant inside a transaction: from the cache, or read through the transaction's own connection. */
+  merchantIn(tx: TransactionScope, merchantId: string): Promise<MerchantRecord>;
+  /** Runs work in one transaction; the authorizations it released are voided after the commit. */
+  inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T>;
+  /** The Release of a transaction someone else opened (an idempotent call's): voids after its commit. */
+  releaseAfter(afterCommit: AfterCommit): Release;
+  /** Releases authorizations at their acquirers; a failure leaves a hold that lapses by itself. */
+  voidAll(legs: readonly PaymentAttempt[]): Promise<void>;
+  /**
+   * Expires the order in this transaction if its time has come, canceling any
+   * open challenge; a payment in flight decides instead.
+   */
+  expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order>;
+  /** Cancels the order's open challenges in this transaction; their authorizations are released after it. */
+  cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void>;
+  /** Records a captured payment as the order's, or reverses the capture when the order cannot take it. */
+  finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
+  /** Records a declined payment (the order fails, if it still takes payment). */
+  finishFailure(change: PaymentChange, declineCode: DeclineCode, authentication: AuthenticationResult): Promise<Settled>;
+  /** Undoes at the acquirer what a payment left there, then records it reversed with order.payment_reversed. */
+  reverse(pending: PaymentChange): Promise<boolean>;
+}
+
+/** Builds the shared machinery of the payment use cases. */
+export function createPaymentKit(deps: PaymentDeps): PaymentKit {
+  const eventIds = () => ({ eventId: deps.ids.newId(EVENT_ID_PREFIX), now: deps.clock.now() });
+  const processors = new Map<string, PaymentProcessor>();
+  for (const routes of [deps.testRoutes, deps.liveRoutes]) {
+    if (routes) for (const p of [routes.primary, routes.alternative]) processors.set(p.route, p);
+  }
+
+  // Merchants change rarely; a short cache spares a query per payment step.
+  const merchantCache = new Map<string, { merchant: MerchantRecord; until: number }>();
+  async function cachedMerchant(merchantId: string, read: (id: string) => Promise<MerchantRecord | undefined>): Promise<MerchantRecord> {
+    const hit = merchantCache.get(merchantId);
+    if (hit && hit.until > Date.now()) return hit.merchant;
+    const merchant = await read(merchantId);
+    if (!merchant) throw new Error(`merchant ${merchantId} not found`);
+    if (merchantCache.size > 10_000) merchantCache.clear();
+    merchantCache.set(merchantId, { merchant, until: Date.now() + 30_000 });
+    return merchant;
+  }
+  const merchantOf = (merchantId: string) => cachedMerchant(merchantId, (id) => deps.merchants.findById(id));
+  const merchantIn = (tx: TransactionScope, merchantId: string) => cachedMerchant(merchantId, (id) => tx.merchants.findById(id));
+
+  async function voidAll(legs: readonly PaymentAttempt[]): Promise<void> {
+    await Promise.all(
+      legs.map(async (leg) => {
+        const processor = processors.get(leg.route);
+        if (!processor || !leg.processorRef) return;
+        try {
+          const released = await processor.void(leg.processorRef);
+          if (released.kind === 'declined') throw new Error(`void of ${leg.id} on ${leg.route} declined: ${released.declineCode}`);
+        } catch (err) {
+          deps.onBackgroundError(err);
+        }
+      }),
+    );
+  }
+
+  function releaseAfter(afterCommit: AfterCommit): Release {
+    return (leg) => afterCommit(() => voidAll([leg]));
+  }
+
+  function inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T> {
+    return deps.uow.run((tx, afterCommit) => work(tx, releaseAfter(afterCommit)));
+  }
+
+  async function cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void> {
+    const now = deps.clock.now();
+    for (const record of await tx.payments.listForOrder(orderId)) {
+      const waiting = record.attempts.find((a) => a.status === 'requires_authentication');
+      if (!waiting) continue;
+      const canceled = cancel({ payment: record.payment, leg: waiting }, reason, now);
+      await tx.payments.cancel(canceled);
+      release(canceled.leg);
+    }
+  }
+
+  async function expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order> {
+    if (!isDueToExpire(order, deps.clock.now())) return order;
+    const attempts = await attemptsOf(tx.payments, order.id);
+    if (attempts.some((a) => isInFlight(a, deps.clock.now()))) return order;
+    const t = markExpired(order, eventIds());
+    await tx.orders.saveTransition(t.order);
+    await tx.outbox.append(t.event);
+    await cancelChallenges(tx, order.id, 'order_expired', release);
+    return t.order;
+  }
+
+  async function reverse(pending: PaymentChange): Promise<boolean> {
+    const { leg } = pending;
+    const processor = processors.get(leg.route);
+    try {
+      if (!processor || !leg.processorRef) throw new Error(`attempt ${leg.id} cannot be reversed: no route ${leg.route} or no processor reference`);
+      const undone = await processor.reverse(leg.processorRef, pending.payment.amount, `${leg.id}/${leg.processorRef}`);
+      if (undone.kind === 'declined') throw new Error(`reversal of ${leg.id} on ${leg.route} declined: ${undone.declineCode}`);
+    } catch (err) {
+      deps.onBackgroundError(err);
+      return false;
+    }
+    await deps.uow.run(async (tx) => {
+      const order = await tx.orders.lock(leg.orderId);
+      const current = order && (await tx.payments.findByAttempt(order.id, leg.id));
+      if (!order || current?.leg.status !== 'reversal_pending') return; // another sweeper finished it first
+      await tx.payments.markReversed(markReversed(current, deps.clock.now()));
+      const t = noteReversal(order, { attemptId: leg.id, method: leg.method, route: leg.route, reason: current.leg.cancellationReason ?? 'attempt_abandoned' }, eventIds());
+      await tx.orders.saveTransition(t.order);
+      await tx.outbox.append(t.event);
+    });
+    return true;
+  }
+
+  async function finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { reversed: boolean }> {
+    const merchant = await merchantOf(change.payment.merchantId);
+    const recorded = await deps.uow.run(async (tx) => {
+      const order = await tx.orders.lock(change.leg.orderId);
+      if (!order) throw new Error(`order ${change.leg.orderId} vanished`);
+      const current = await tx.payments.findByAttempt(order.id, change.leg.id);
+      const now = deps.clock.now();
+      const capture = { processorRef: captureRef, amount: change.payment.amount, capturedAt: now };
+      if (!takesPayment(order) || current?.leg.status !== 'processing') {
+        const reason = takesPayment(order) ? 'attempt_abandoned' : reasonOrderRefuses(order);
+        const pending = holdForReversal(current ?? change, captureRef, reason, authentication, now, capture);
+        await tx.payments.holdForReversal(pending);
+        return { reversal: pending, order, attempts: await attemptsOf(tx.payments, order.id) };
+      }
+      await tx.payments.markCaptured(markCaptured(current, capture, authentication, now));
+      const t = markPaid(order, { method: change.payment.method, settlement: computeSettlement({ amount: order.amount, currency: order.currency }, merchant.settlementCurrency) }, eventIds());
+      await tx.orders.saveTransition(t.order);
+      await tx.outbox.append(t.event);
+      return { reversal: undefined, order: t.order, attempts: await attemptsOf(tx.payments, order.id) };
+    });
+    if (!recorded.reversal) return { order: recorded.order, attempts: recorded.attempts, merchant, reversed: false };
+    await reverse(recorded.reversal);
+    // What the customer sees after a reversal: the order as it now stands.
+    const order = (await deps.reads.orders.findForCheckout(change.leg.orderId)) ?? recorded.order;
+    const attempts = await attemptsOf(deps.reads.payments, order.id);
+    return { order, attempts, merchant, reversed: true };
+  }
+
+  async function finishFailure(change: PaymentChange, declineCode: DeclineCode, authentication: AuthenticationResult): Promise<Settled> {
+    const merchant = await merchantOf(change.payment.merchantId);
+    return deps.uow.run(async (tx) => {
+      const order = await tx.orders.lock(change.leg.orderId);
+      if (!order) throw new Error(`order ${change.leg.orderId} vanished`);
+      await tx.payments.recordDecline(recordDecline(change, declineCode, authentication, deps.clock.now()));
+      let current = order;
+      if (takesPayment(order)) {
+        const t = markFailed(order, { declineCode, route: change.leg.route, retried: change.leg.retry, attemptId: change.leg.id, method: change.leg.method }, eventIds());
+        await tx.orders.saveTransition(t.order);
+        await tx.outbox.append(t.event);
+        current = t.order;
+      }
+      return { order: current, attempts: await attemptsOf(tx.payments, order.id), merchant };
+    });
+  }
+
+  return {
+    deps,
+    eventIds,
+    routesOf: (livemode) => (livemode ? deps.liveRoutes : deps.testRoutes),
+    processorOf: (route) => processors.get(route),
+    merchantOf,
+    merchantIn,
+    inTransaction,
+    releaseAfter,
+    voidAll,
+    expireIfDue,
+    cancelChallenges,
+    finishSuccess,
+    finishFailure,
+    reverse,
+  };
+}

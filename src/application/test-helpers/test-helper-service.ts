@@ -1,0 +1,35 @@
+import { ApplicationError } from '../shared/application-error.ts';
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { TestHelperService } from '../../gen/checkout/v1/test_helpers_pb.ts';
+import { SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../../gen/checkout/v1/test_helpers_pb.ts';
+import type { Idempotent } from '../idempotency/idempotent.ts';
+import type { Authenticate } from '../merchant/authenticate.ts';
+import type { ReceiveTransfer } from '../payment/receive-transfer.ts';
+import { createGetOrder } from '../order/get-order.ts';
+import { orderToProto } from '../order/order-mapper.ts';
+
+/** Implements checkout.v1.TestHelperService: test-mode simulations, refused with live keys. */
+export function createTestHelperService(deps: {
+  readonly authenticate: Authenticate;
+  readonly receiveTransfer: ReceiveTransfer;
+  readonly idempotent: Idempotent;
+}): ServiceImpl<typeof TestHelperService> {
+  return {
+    simulateBankTransfer: async (req, ctx) => {
+      const caller = await deps.authenticate(ctx, 'secret');
+      if (caller.livemode) {
+        throw new ApplicationError('test_helpers.live_mode', 'Transfers can only be simulated in test mode; use a sk_test_ key. Nothing was changed.');
+      }
+      const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
+      return deps.idempotent(ctx, caller, call, async (tx, afterCommit) => {
+        const getOrder = createGetOrder(tx);
+        // Looked up in the caller's scope first: another merchant's or mode's order is unknown here.
+        const { order } = await getOrder(caller, req.orderId);
+        await deps.receiveTransfer(tx, afterCommit, order.id);
+        const details = await getOrder(caller, req.orderId);
+        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
+      });
+    },
+  };
+}

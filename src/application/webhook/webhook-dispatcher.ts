@@ -1,0 +1,253 @@
+import { webhookBody } from '../../domain/webhook/webhook-body.ts';
+import { retryDelayMs, type RetryPolicy } from '../../domain/webhook/retry-schedule.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { Consumption, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event/event-subscription.port.ts';
+import type { ClaimedDelivery, WebhookDeliveryQueue } from '../../ports/webhook/webhook-delivery-queue.port.ts';
+import type { WebhookSender } from '../../ports/webhook/webhook-sender.port.ts';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+
+/** Options of {@link createWebhookDispatcher}. */
+export interface WebhookDispatcherOptions {
+  readonly subscription: EventSubscription;
+  readonly queue: WebhookDeliveryQueue;
+  readonly sender: WebhookSender;
+  readonly clock: Clock;
+  readonly policy: RetryPolicy;
+  /** Deliveries in flight at once, over all endpoints. */
+  readonly concurrency: number;
+  /** Deliveries in flight at once to one endpoint, so one slow endpoint cannot take every slot. */
+  readonly perEndpoint: number;
+  /** Deliveries in flight at once to one merchant's endpoints, so one merchant's slow endpoints cannot starve the others. */
+  readonly perMerchant: number;
+  readonly timeoutMs: number;
+  /** How long a taken delivery stays ours; after it, another dispatcher may take it (a crash never loses it). */
+  readonly leaseMs: number;
+  /** Longest sleep when nothing is due (a new event wakes the loop at once). */
+  readonly pollMs: number;
+  readonly random?: () => number;
+  /** This installation's id: an event published by another installation is never handled here. */
+  readonly installationId: string;
+  /** An event not in this installation's events table is handed over again after this delay… */
+  readonly unknownEventRetryMs: number;
+  /** …until it has been handed over this many times; then it is rejected. */
+  readonly unknownEventDeliveries: number;
+  readonly onError: (err: unknown) => void;
+  /** Told of every event the dispatcher could not account for (an operator should see these). */
+  readonly onUnaccounted: (report: UnaccountedEvent) => void;
+}
+
+/**
+ * An event the dispatcher did not acknowledge as handled: published by
+ * another installation (`foreign`), or not in this installation's events
+ * table (`unknown`). `settled` says whether it will be handed over again
+ * (`retry`) or never again (`rejected`).
+ */
+export interface UnaccountedEvent {
+  readonly reason: 'foreign' | 'unknown';
+  readonly settled: 'retry' | 'rejected';
+  readonly eventId: string;
+  readonly installationId: string | undefined;
+  readonly deliveryCount: number;
+  /** A sentence for the log that says what happened and what to change. */
+  readonly message: string;
+}
+
+/** The webhook dispatcher: JetStream in, Postgres queue, signed HTTP out. */
+export interface WebhookDispatcher {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Deliveries settled since start (for benchmarks and tests). */
+  readonly stats: { delivered: number; failedAttempts: number };
+}
+
+/**
+ * Creates the dispatcher. Each event from the durable consumer is accounted
+ * for before it is acknowledged: it must be this installation's and be in
+ * its events table. Such an event is fanned out into one queued delivery per
+ * subscribed endpoint (idempotent, then acked);
+ * a sender loop leases due deliveries, signs and POSTs them, and records
+ * each attempt with its retry time. A lease that is never settled (process
+ * killed) falls due again, so a delivery can repeat but never vanish.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const random = options.random ?? Math.random;
+  const inflight = new Map<string, number>();
+  const merchantInflight = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  const stats = { delivered: 0, failedAttempts: 0 };
+  let total = 0;
+  let active = false;
+  let consumption: Consumption | undefined;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  let pendingWake = false;
+
+  const nudge = () => {
+    pendingWake = true;
+    wake?.();
+  };
+
+  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    const now = options.clock.now();
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const response = await options.sender.send({
+      url: delivery.url,
+      body: delivery.body,
+      livemode: delivery.livemode,
+      timeoutMs: options.timeoutMs,
+      headers: {
+        [SIGNATURE_HEADER]: signatureHeader(delivery.secrets, timestamp, delivery.body),
+        'Checkout-Event-Id': delivery.eventId,
+        'User-Agent': 'HostedCheckout-Webhooks/1.0',
+      },
+    });
+    const attemptedAt = options.clock.now();
+    const succeeded = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+    let nextAttemptAt: Date | null = null;
+    if (!succeeded) {
+      const next = attemptedAt.getTime() + retryDelayMs(options.policy, delivery.attemptCount + 1, random());
+      if (next - delivery.createdAt.getTime() <= options.policy.windowMs) nextAttemptAt = new Date(next);
+    }
+    await options.queue.recordAttempt(delivery, {
+      attemptedAt,
+      statusCode: response.statusCode,
+      error: response.error,
+      durationMs: response.durationMs,
+      responseExcerpt: response.excerpt,
+      succeeded,
+      nextAttemptAt,
+      disableIfFailingSince: new Date(attemptedAt.getTime() - options.policy.windowMs),
+    });
+    if (succeeded) stats.delivered += 1;
+    else stats.failedAttempts += 1;
+  }
+
+  const count = (map: Map<string, number>, key: string, by: number) => {
+    const n = (map.get(key) ?? 0) + by;
+    if (n <= 0) map.delete(key);
+    else map.set(key, n);
+  };
+
+  function launch(delivery: ClaimedDelivery): void {
+    total += 1;
+    count(inflight, delivery.endpointId, 1);
+    count(merchantInflight, delivery.merchantId, 1);
+    const task = deliver(delivery)
+      .catch(options.onError) // the lease expires and the delivery falls due again
+      .finally(() => {
+        total -= 1;
+        count(inflight, delivery.endpointId, -1);
+        count(merchantInflight, delivery.merchantId, -1);
+        running.delete(task);
+        nudge();
+      });
+    running.add(task);
+  }
+
+  async function sleep(ms: number): Promise<void> {
+    if (pendingWake) {
+      pendingWake = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = undefined;
+    pendingWake = false;
+  }
+
+  async function settle({ event, installationId, deliveryCount }: ReceivedEvent): Promise<Settlement> {
+    if (installationId !== undefined && installationId !== options.installationId) {
+      // It can never become ours, so a nak would bring it back for ever. Terminating takes it off this
+      // consumer only; the message stays in the stream, and the log says what to change.
+      options.onUnaccounted({
+        reason: 'foreign',
+        settled: 'rejected',
+        eventId: event.id,
+        installationId,
+        deliveryCount,
+        message:
+          `Event ${event.id} was published by installation ${installationId}, not by this one (${options.installationId}): two installations share this ` +
+          'JetStream stream. It was not delivered here. Give each installation its own NATS_STREAM and NATS_SUBJECT_PREFIX.',
+      });
+      return { kind: 'reject' };
+    }
+    const { known, queued } = await options.queue.enqueue(event, webhookBody(event), options.clock.now());
+    if (known) {
+      if (queued > 0) nudge();
+      return { kind: 'handled' };
+    }
+    // Not in our events table (the relay publishes only committed rows, so this is an event of an earlier
+    // version's neighbour on a shared stream, a hand-made message, or a database restored to before it).
+    // A few retries leave room for a row that is late; then it is rejected rather than retried for ever.
+    const last = deliveryCount >= options.unknownEventDeliveries;
+    options.onUnaccounted({
+      reason: 'unknown',
+      settled: last ? 'rejected' : 'retry',
+      eventId: event.id,
+      installationId,
+      deliveryCount,
+      message:
+        `Event ${event.id} (${event.type}, merchant ${event.merchantId}) is not in this installation's events table (delivery ${deliveryCount} of ${options.unknownEventDeliveries}); ` +
+        (last
+          ? 'it was not delivered and will not be retried. If another installation publishes to this stream, give each its own NATS_STREAM and NATS_SUBJECT_PREFIX.'
+          : `it was not delivered and is retried in ${options.unknownEventRetryMs} ms.`),
+    });
+    return last ? { kind: 'reject' } : { kind: 'retry', delayMs: options.unknownEventRetryMs };
+  }
+
+  const busyEndpoints = () => [...inflight].filter(([, n]) => n >= options.perEndpoint).map(([id]) => id);
+  const busyMerchants = () => [...merchantInflight].filter(([, n]) => n >= options.perMerchant).map(([id]) => id);
+
+  async function senderLoop(): Promise<void> {
+    let failures = 0;
+    while (active) {
+      try {
+        const claimed = await options.queue.claimDue({
+          limit: options.concurrency - total,
+          perEndpoint: options.perEndpoint,
+          excludeEndpoints: busyEndpoints(),
+          inFlight: Object.fromEntries(inflight),
+          perMerchant: options.perMerchant,
+          merchantInFlight: Object.fromEntries(merchantInflight),
+          excludeMerchants: busyMerchants(),
+          leaseMs: options.leaseMs,
+          now: options.clock.now(),
+        });
+        failures = 0;
+        for (const delivery of claimed) launch(delivery);
+        if (claimed.length === 0 || total >= options.concurrency) {
+          // A busy endpoint's or merchant's due deliveries do not count: one settling wakes the loop (nudge).
+          const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt(busyEndpoints(), busyMerchants());
+          const untilDue = due ? Math.max(0, due.getTime() - options.clock.now().getTime()) : options.pollMs;
+          await sleep(Math.min(options.pollMs, untilDue));
+        }
+      } catch (err) {
+        failures += 1;
+        options.onError(err);
+        await sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)));
+      }
+    }
+  }
+
+  return {
+    stats,
+    async start() {
+      if (active) return;
+      active = true;
+      loop = senderLoop();
+      consumption = await options.subscription.consume(settle, options.onError);
+    },
+    async stop() {
+      active = false;
+      await consumption?.stop();
+      nudge();
+      await loop;
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { EventOutbox } from '../event/event-outbox.port.ts';
+import type { RequestLedger } from '../idempotency/idempotency-store.port.ts';
+import type { WebhookDeliveryQueue } from '../webhook/webhook-delivery-queue.port.ts';
+import type { WebhookEndpointRepository } from '../webhook/webhook-endpoint-repository.port.ts';
+import type { MerchantReader } from '../merchant/merchant-repository.port.ts';
+import type { OrderRepository } from '../order/order-repository.port.ts';
+import type { PaymentRepository } from '../payment/payment-repository.port.ts';
+
+/**
+ * The repositories bound to one transaction: what a use case changes, and
+ * the outbox its events go to, commit together or not at all. A concept that
+ * comes with the next capabilities (refunds, payouts, the ledger) adds its
+ * repository here.
+ */
+export interface TransactionScope {
+  readonly orders: OrderRepository;
+  readonly payments: PaymentRepository;
+  readonly merchants: MerchantReader;
+  readonly endpoints: WebhookEndpointRepository;
+  readonly deliveries: WebhookDeliveryQueue;
+  /** Idempotency keys, claimed and completed in the transaction of the work they guard. */
+  readonly requests: RequestLedger;
+  readonly outbox: EventOutbox;
+}
+
+/**
+ * Schedules work to run once the transaction has committed (never when it
+ * rolled back): releasing an authorization at its acquirer, say. The call
+ * answers after its tasks have run; a task handles its own failures (the
+ * state it follows is committed already).
+ */
+export type AfterCommit = (task: () => Promise<void>) => void;
+
+/** Runs work in one database transaction: all of it commits, or none; its after-commit tasks run once it has. */
+export interface UnitOfWork {
+  run<T>(work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<T>): Promise<T>;
+}
