@@ -1,22 +1,16 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ConnectError, createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
 import { fastifyTrustProxy } from './client-address.ts';
 import type { TrustProxy } from '../src/config.ts';
-import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
-import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
-import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
-import { registerWebhookRoutes } from './rest/webhooks.ts';
 import type { CheckReadiness } from '../src/application/health/check-readiness.ts';
 import { clientErrorHandler, frameworkErrorHandler, newRequestId } from './client-errors.ts';
-import { registerOrderRoutes } from './rest/orders.ts';
-import { returnCoreHeaders } from './rest/core-call.ts';
-import { registerTestHelperRoutes } from './rest/test-helpers.ts';
-import { RestError, toRestError } from './rest/rest-error.ts';
-import { openApiDocument } from './openapi.ts';
+import { RestError, toRestError } from './rest/shared/rest-error.ts';
+import { registerRestApi } from './rest/rest-api.ts';
+import { AJV_OPTIONS } from './rest/shared/validation.ts';
 import { registerCheckoutPages } from './checkout/checkout-pages.ts';
 
 /** Options of {@link buildGateway}. */
@@ -50,13 +44,18 @@ const PARSE_ERRORS: Readonly<Record<string, { status: number; code: string; mess
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON.' },
 };
 
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+/** Answers anything thrown while serving a request with its status, the documented error body and its headers; logs our own faults. */
+function answerError(err: Error & { code?: unknown; statusCode?: number }, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const parse = typeof err.code === 'string' ? PARSE_ERRORS[err.code] : undefined;
+  // Fastify's own 4xx (an upload the client aborted, say) is the request's fault: answered as such, not logged as ours.
+  const clientFault = !parse && !(err instanceof RestError) && !(err instanceof ConnectError) && typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500;
+  const mapped = parse
+    ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
+    : clientFault
+      ? toRestError(new RestError(err.statusCode!, 'invalid_request_error', 'request_invalid', `The request could not be read: ${err.message}`), req.id)
+      : toRestError(err, req.id);
+  if (mapped.status >= 500) req.log.error({ err }, 'request failed');
+  return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
 }
 
 /**
@@ -79,6 +78,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
+    // Judges JSON as it came (no coercion, no removal) and reports every error; validation.ts picks the one to tell.
+    ajv: AJV_OPTIONS,
   });
 
 
@@ -86,18 +87,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     reply.header('Request-Id', req.id);
   });
 
-  app.setErrorHandler((err: Error & { code?: unknown; statusCode?: number }, req, reply) => {
-    const parse = typeof err.code === 'string' ? PARSE_ERRORS[err.code] : undefined;
-    // Fastify's own 4xx (an upload the client aborted, say) is the request's fault: answered as such, not logged as ours.
-    const clientFault = !parse && !(err instanceof RestError) && !(err instanceof ConnectError) && typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500;
-    const mapped = parse
-      ? toRestError(new RestError(parse.status, 'invalid_request_error', parse.code, parse.message), req.id)
-      : clientFault
-        ? toRestError(new RestError(err.statusCode!, 'invalid_request_error', 'request_invalid', `The request could not be read: ${err.message}`), req.id)
-        : toRestError(err, req.id);
-    if (mapped.status >= 500) req.log.error({ err }, 'request failed');
-    return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
-  });
+  app.setErrorHandler(answerError);
 
   app.setNotFoundHandler((req, reply) => {
     const err = new RestError(404, 'invalid_request_error', 'route_not_found', `Unrecognized request URL (${req.method} ${req.url.split('?')[0]}). See /v1/openapi.json.`);
@@ -114,36 +104,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   });
 
   const transport = createInProcessTransport(options.routes);
+  await registerRestApi(app, transport, options.publicUrl, answerError);
   registerCheckoutPages(app, createClient(CheckoutService, transport));
-  // The REST API in a scope of its own: JSON bodies only, and an action without parameters
-  // (POST …/simulate_transfer, …/redeliver) may send an empty JSON body. The Connect mount
-  // registers its own parsers in its own scope.
-  await app.register(async (rest) => {
-    rest.addHook('onRequest', async (req) => {
-      const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-      if (hasBody && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-        throw new RestError(415, 'invalid_request_error', 'unsupported_media_type', 'Send request bodies as JSON with "Content-Type: application/json".');
-      }
-    });
-    const defaultJson = rest.getDefaultJsonParser('error', 'error');
-    rest.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if (body === '') return done(null, undefined);
-      defaultJson(req, body as string, (err, value) => {
-        // Fastify's parser refuses a prototype key as "invalid JSON"; say what it is when the JSON itself is fine.
-        if (err && parsesAsJson(body as string)) {
-          return done(new RestError(400, 'invalid_request_error', 'invalid_json', 'The body is valid JSON but has a "__proto__" or "constructor.prototype" key, which is refused.'), undefined);
-        }
-        done(err, value);
-      });
-    });
-    returnCoreHeaders(rest);
-    registerOrderRoutes(rest, createClient(OrderService, transport));
-    registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
-    registerWebhookRoutes(rest, createClient(WebhookEndpointService, transport), createClient(EventService, transport));
-  });
-
-  const document = openApiDocument(options.publicUrl);
-  app.get('/v1/openapi.json', async () => document);
   // Liveness: the process runs and serves HTTP. Readiness (can it do its work?) is /readyz.
   app.get('/healthz', async () => ({ ok: true }));
   const readiness = options.readiness;

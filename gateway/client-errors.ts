@@ -8,7 +8,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-import { RestError, toRestError, type RestErrorBody } from './rest/rest-error.ts';
+import { RestError, toRestError, type RestErrorBody } from './rest/shared/rest-error.ts';
 
 /** A new request id, as in the `Request-Id` header and `request_id` of error bodies. */
 export function newRequestId(): string {

@@ -1,25 +1,5 @@
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { DeliveryAttempt, Event, WebhookEndpoint } from '../../src/gen/checkout/v1/webhook_pb.ts';
-
-function iso(ts: Timestamp | undefined): string | null {
-  return ts ? timestampDate(ts).toISOString() : null;
-}
-
-/** A webhook endpoint as the REST API shows it. */
-export function endpointJson(endpoint: WebhookEndpoint): Record<string, unknown> {
-  return {
-    id: endpoint.id,
-    object: 'webhook_endpoint',
-    url: endpoint.url || null,
-    enabled_events: endpoint.enabledEvents,
-    description: endpoint.description,
-    status: endpoint.disabled ? 'disabled' : 'enabled',
-    disabled_reason: endpoint.disabledReason || null,
-    is_default: endpoint.isDefault,
-    livemode: endpoint.livemode,
-    created: iso(endpoint.created),
-  };
-}
+import type { DeliveryAttempt, Event } from '../../../src/gen/checkout/v1/webhook_pb.ts';
+import { isoOrNull as iso } from '../shared/time-json.ts';
 
 /** An event as the REST API shows it: the webhook envelope plus its order context. */
 export function eventJson(event: Event): Record<string, unknown> {

@@ -1,14 +1,5 @@
-import { create } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import {
-  CreateOrderRequestSchema,
-  OrderStatus,
-  type CreateOrderRequest,
-  type Order,
-  type PaymentAttempt,
-} from '../../src/gen/checkout/v1/order_pb.ts';
-import { invalidParam } from './rest-error.ts';
-import { jsonObject, optionalString, optionalTimestamp, rejectUnknown, requiredInteger, requiredString } from './json-body.ts';
+import { OrderStatus, type Order, type PaymentAttempt } from '../../../src/gen/checkout/v1/order_pb.ts';
 
 /** An order as the REST API shows it: snake_case, amounts as JSON integers. */
 export interface OrderJson {
@@ -104,31 +95,4 @@ export function orderJson(order: Order): OrderJson {
     expires_at: isoOf(order.expiresAt),
     livemode: order.livemode,
   };
-}
-
-const CREATE_FIELDS = new Set(['amount', 'currency', 'reference', 'line_items', 'return_url', 'expires_at']);
-const LINE_ITEM_FIELDS = new Set(['name', 'amount']);
-
-/**
- * Checks the JSON shape of POST /v1/orders (types, unknown fields) and maps it
- * to the proto request. Value rules (currency, bounds, lengths) are the core's.
- * @throws RestError 400 naming the parameter at fault.
- */
-export function createOrderRequestFromJson(body: unknown): CreateOrderRequest {
-  const obj = jsonObject(body, 'body', 'The request body must be a JSON object, e.g. {"amount": 1000, "currency": "EUR", "reference": "order-1"}.');
-  rejectUnknown(obj, CREATE_FIELDS, '');
-  const lineItems = obj.line_items ?? [];
-  if (!Array.isArray(lineItems)) throw invalidParam('parameter_invalid_array', 'line_items', 'line_items must be an array of {name, amount} objects.');
-  return create(CreateOrderRequestSchema, {
-    amount: requiredInteger(obj, 'amount', 'amount', obj.currency),
-    currency: requiredString(obj, 'currency', 'currency'),
-    reference: requiredString(obj, 'reference', 'reference'),
-    lineItems: lineItems.map((raw: unknown, i) => {
-      const item = jsonObject(raw, `line_items[${i}]`, `line_items[${i}] must be an object with name and amount.`);
-      rejectUnknown(item, LINE_ITEM_FIELDS, `line_items[${i}]`);
-      return { name: requiredString(item, 'name', `line_items[${i}][name]`), amount: requiredInteger(item, 'amount', `line_items[${i}][amount]`, obj.currency) };
-    }),
-    returnUrl: optionalString(obj, 'return_url', 'return_url'),
-    expiresAt: optionalTimestamp(obj, 'expires_at'),
-  });
 }

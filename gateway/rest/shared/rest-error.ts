@@ -1,5 +1,5 @@
 import { Code, ConnectError } from '@connectrpc/connect';
-import { ErrorDetailSchema } from '../../src/gen/checkout/v1/errors_pb.ts';
+import { ErrorDetailSchema } from '../../../src/gen/checkout/v1/errors_pb.ts';
 
 /** The REST error body: `{"error": {type, code, message, param, request_id}}`. */
 export interface RestErrorBody {

@@ -1,7 +1,7 @@
 import type { CallOptions } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RATE_LIMIT_HEADERS } from '../../src/application/merchant/authenticate.ts';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../../src/application/order/order-service.ts';
+import { RATE_LIMIT_HEADERS } from '../../../src/application/merchant/authenticate.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../../../src/application/order/order-service.ts';
 
 /** Headers the REST API forwards to the core unchanged. */
 const FORWARDED_HEADERS = ['authorization', 'idempotency-key'] as const;

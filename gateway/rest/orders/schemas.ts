@@ -1,0 +1,128 @@
+import Type, { type Static } from 'typebox';
+import {
+  Amount,
+  Body,
+  BODY_ERRORS,
+  COMMON_ERRORS,
+  ErrorAnswer,
+  IdempotencyHeaders,
+  IdParams,
+  IsoTime,
+  ListOf,
+  Nested,
+  NOT_FOUND,
+  OptionalText,
+  OptionalTimestamp,
+  OrNull,
+  STATE_CHANGE_ERRORS,
+  Text,
+} from '../shared/schemas.ts';
+import { Filter, ListQuery } from '../shared/list-query.ts';
+
+// Every shape of /v1/orders, declared once: Fastify validates and serializes with these, and
+// /v1/openapi.json describes them.
+
+export const LineItemInput = Nested(
+  {
+    name: Text({ description: '1-255 characters, shown on the checkout page and the receipt.' }),
+    amount: Amount({ description: 'Minor units; not negative.' }),
+  },
+  '{param} must be an object with name and amount.',
+);
+
+export const CreateOrderBody = Body(
+  {
+    amount: Amount({ description: 'Minor units of currency, at least 1 and at most 999,999,999 major units (e.g. 2500 is 25.00 EUR; 2500 JPY is 2500 yen).' }),
+    currency: Text({ description: 'ISO 4217, uppercase, e.g. EUR.' }),
+    reference: Text({ description: 'Your reference: any Unicode, 1-255 characters. It is on every event, webhook, receipt and list filter.' }),
+    line_items: Type.Optional(
+      Type.Array(LineItemInput, {
+        description: 'At most 100; when given, their amounts must sum to amount.',
+        'x-error': { code: 'parameter_invalid_array', message: 'line_items must be an array of {name, amount} objects.' },
+      }),
+    ),
+    return_url: OptionalText({ description: 'Absolute http(s) URL the customer returns to after paying, with order_id and reference added.' }),
+    expires_at: OptionalTimestamp({ description: 'When the checkout closes: 5 minutes to 30 days ahead; 24 hours when omitted.' }),
+  },
+  'The request body must be a JSON object, e.g. {"amount": 1000, "currency": "EUR", "reference": "order-1"}.',
+);
+export type CreateOrderBody = Static<typeof CreateOrderBody>;
+
+export const OrderListQuery = ListQuery({ reference: Filter('Only orders with exactly this reference.') });
+export type OrderListQuery = Static<typeof OrderListQuery>;
+
+export const PaymentAttemptSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^att_' }),
+    method: Type.String({ enum: ['card', 'wallet', 'bank_transfer'] }),
+    route: Type.String({ description: 'Acquirer route, e.g. simulated_alpha, simulated_beta, virtual_iban.' }),
+    status: Type.String({ enum: ['processing', 'requires_authentication', 'succeeded', 'failed'] }),
+    decline_code: OrNull(Type.String()),
+    authentication: Type.String({ enum: ['not_required', 'required', 'passed', 'failed', 'abandoned'] }),
+    card_brand: OrNull(Type.String()),
+    card_last4: OrNull(Type.String()),
+    retry: Type.Boolean({ description: 'True when this attempt retried a soft decline on the alternative route.' }),
+    created: IsoTime(),
+  },
+  { $id: 'PaymentAttempt' },
+);
+
+export const OrderSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^ord_[0-9A-Za-z]{22,}$' }),
+    object: Type.Literal('order'),
+    reference: Type.String(),
+    amount: Type.Integer({ description: 'Minor units.' }),
+    currency: Type.String(),
+    status: Type.String({ enum: ['pending', 'failed', 'paid', 'expired'], description: 'failed is not final: the customer may pay until expires_at.' }),
+    checkout_url: Type.String({ format: 'uri', description: '<checkout host>/c/<order id suffix>' }),
+    line_items: Type.Array(Type.Object({ name: Type.String(), amount: Type.Integer() })),
+    return_url: OrNull(Type.String()),
+    method: OrNull(Type.String({ description: 'Payment method, once paid.' })),
+    settlement: Type.Union([Type.Null(), Type.Object({ currency: Type.String(), amount: Type.Integer() })], {
+      description: 'What the merchant receives, in the settlement currency, once paid.',
+    }),
+    refunds: Type.Array(Type.Object({}, { additionalProperties: true })),
+    attempts: Type.Array(Type.Ref('PaymentAttempt')),
+    created: IsoTime(),
+    expires_at: IsoTime(),
+    livemode: Type.Boolean(),
+  },
+  { $id: 'Order' },
+);
+
+const orderAnswer = (description: string) => ({ ...Type.Ref('Order'), description });
+
+export const createOrderSchema = {
+  operationId: 'createOrder',
+  summary: 'Create an order and receive its checkout URL',
+  tags: ['orders'],
+  headers: IdempotencyHeaders,
+  body: CreateOrderBody,
+  response: {
+    201: orderAnswer('The order, status pending (also for an idempotent replay).'),
+    ...COMMON_ERRORS,
+    ...BODY_ERRORS,
+    ...STATE_CHANGE_ERRORS,
+    422: ErrorAnswer('Idempotency-Key reused with a different request (idempotency_key_reused).'),
+  },
+};
+
+export const retrieveOrderSchema = {
+  operationId: 'retrieveOrder',
+  summary: 'Retrieve an order',
+  tags: ['orders'],
+  params: IdParams,
+  response: { 200: orderAnswer('The order.'), ...COMMON_ERRORS, ...NOT_FOUND },
+};
+
+export const listOrdersSchema = {
+  operationId: 'listOrders',
+  summary: 'List orders, newest first',
+  tags: ['orders'],
+  querystring: OrderListQuery,
+  response: { 200: { ...ListOf('Order'), description: 'A page of orders.' }, ...COMMON_ERRORS },
+};
+
+/** The shared schemas of this resource, added once to the app (responses refer to them by $id). */
+export const ORDER_SCHEMAS = [PaymentAttemptSchema, OrderSchema];
