@@ -27,6 +27,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { orderBody } from '../test/support/order-fixtures.ts';
 import {
   cpuSecondsOf,
   envInt,
@@ -113,18 +114,7 @@ const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n');
  * socket, each request with a fresh Idempotency-Key.
  */
 async function runLoad(opts: { port: number; apiKey: string; concurrency: number; seconds: number; keyPrefix: string }): Promise<LoadResult> {
-  const body = Buffer.from(
-    JSON.stringify({
-      amount: 2500,
-      currency: 'EUR',
-      reference: 'INV-1001',
-      line_items: [
-        { name: 'Green tea', amount: 1500 },
-        { name: 'Teapot', amount: 1000 },
-      ],
-      return_url: 'https://shop.example/thanks',
-    }),
-  );
+  const body = Buffer.from(JSON.stringify(orderBody()));
   const head =
     `POST /v1/orders HTTP/1.1\r\nHost: 127.0.0.1:${opts.port}\r\nAuthorization: Bearer ${opts.apiKey}\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nIdempotency-Key: `;

@@ -26,6 +26,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { orderBody } from '../test/support/order-fixtures.ts';
 import {
   cpuSecondsOf,
   envInt,
@@ -149,13 +150,7 @@ async function runLoad(port: number, key: string, seconds: number, prefix: strin
   const pay = async (n: number) => {
     const reference = `${prefix}-${n}`;
     const t0 = performance.now();
-    const order = await request(port, key, 'POST', '/v1/orders', {
-      amount: 2500,
-      currency: 'EUR',
-      reference,
-      line_items: [{ name: 'Green tea', amount: 2500 }],
-      return_url: 'https://shop.example/thanks',
-    });
+    const order = await request(port, key, 'POST', '/v1/orders', orderBody({ reference }));
     if (order.status !== 201) throw new Error(`create order: HTTP ${order.status} ${JSON.stringify(order.json).slice(0, 200)}`);
     const t1 = performance.now();
     const paid = await request(port, key, 'POST', `/v1/test_helpers/orders/${String(order.json.id)}/simulate_transfer`);

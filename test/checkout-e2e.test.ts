@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { MACHINE_NATS_URL, uniqueStream, freePort } from './support/nats-server.ts';
-import { orderBody } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 const SHOP = 'E2E Tea Shop';
 const WAIT_MS = 10_000;

@@ -13,6 +13,7 @@ import type { SandboxCredentials, TestSandboxCredentials } from '../src/applicat
 import type { IssuedApiKeys } from '../src/application/merchant/issue-api-keys.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { MACHINE_NATS_URL, freePort } from './support/nats-server.ts';
+import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -296,7 +297,7 @@ describe('checkout serve', () => {
       const res = await fetch(`http://127.0.0.1:${port}/v1/orders`, {
         method: 'POST',
         headers: { authorization: `Bearer ${first.test_secret_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 1200, currency: 'EUR', reference: 'CLI-1' }),
+        body: JSON.stringify(orderBody({ reference: 'CLI-1' })),
       });
       expect(res.status).toBe(201);
       const order = (await res.json()) as { id: string; checkout_url: string; livemode: boolean };
@@ -382,7 +383,7 @@ describe('checkout serve', () => {
       const liveOrder = await fetch(`http://127.0.0.1:${serving.port}/v1/orders`, {
         method: 'POST',
         headers: { authorization: `Bearer ${live.secret_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 1200, currency: 'EUR', reference: 'CLI-LIVE-1' }),
+        body: JSON.stringify(orderBody({ reference: 'CLI-LIVE-1' })),
       });
       expect(liveOrder.status).toBe(201);
       expect(((await liveOrder.json()) as { livemode: boolean }).livemode).toBe(true);

@@ -7,7 +7,8 @@ import { PostgresPaymentRepository } from '../src/adapters/postgres/payment/post
 import { receivedTransfer } from '../src/domain/payment/payment.entity.ts';
 import { toConnectError } from '../src/application/shared/connect-errors.ts';
 import { ConflictError } from '../src/ports/shared/errors.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 let svc: TestService;
 let orderId: string;

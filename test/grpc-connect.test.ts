@@ -3,7 +3,7 @@
 // over HTTP/1.1, and REST on the same port (proving listen.ts's HTTP/2-preface sniffing).
 import net, { type AddressInfo, type Server } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { AnySchema, anyUnpack } from '@bufbuild/protobuf/wkt';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
@@ -26,6 +26,7 @@ import {
 } from '../src/gen/checkout/v1/order_pb.ts';
 import { ErrorDetailSchema, type ErrorDetail } from '../src/gen/checkout/v1/errors_pb.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { orderBody, orderRequest } from './support/order-fixtures.ts';
 
 const API_URL = 'http://api.grpc.test';
 const CHECKOUT_URL = 'http://pay.grpc.test';
@@ -73,19 +74,6 @@ afterAll(async () => {
   await app?.close();
   await db?.drop();
 });
-
-const orderRequest = (overrides: Omit<MessageInitShape<typeof CreateOrderRequestSchema>, '$typeName'> = {}) =>
-  create(CreateOrderRequestSchema, {
-    amount: 2500n,
-    currency: 'EUR',
-    reference: 'INV-2001',
-    lineItems: [
-      { name: 'Green tea', amount: 1500n },
-      { name: 'Teapot', amount: 1000n },
-    ],
-    returnUrl: 'https://shop.example/thanks',
-    ...overrides,
-  });
 
 let keyCounter = 0;
 const newIdempotencyKey = () => `idem-${process.pid}-${Date.now()}-${++keyCounter}`;
@@ -202,7 +190,7 @@ describe('gRPC (@grpc/grpc-js over h2c)', () => {
 
   it('CreateOrder returns a pending order; a repeat with the same idempotency-key replays it and says so in the headers', async () => {
     const key = newIdempotencyKey();
-    const first = await unary(call('CreateOrder'), orderRequest(), grpcMetadata(shop.test_secret_key, key));
+    const first = await unary(call('CreateOrder'), orderRequest({ reference: 'INV-2001' }), grpcMetadata(shop.test_secret_key, key));
     expect(first.error).toBeUndefined();
     expect(first.status.code).toBe(grpc.status.OK);
     const order = first.response!.order!;
@@ -216,7 +204,7 @@ describe('gRPC (@grpc/grpc-js over h2c)', () => {
     expect(order.livemode).toBe(false);
     expect(first.headers.get('idempotent-replayed')).toEqual([]);
 
-    const replay = await unary(call('CreateOrder'), orderRequest(), grpcMetadata(shop.test_secret_key, key));
+    const replay = await unary(call('CreateOrder'), orderRequest({ reference: 'INV-2001' }), grpcMetadata(shop.test_secret_key, key));
     expect(replay.error).toBeUndefined();
     expect(replay.response!.order!.id).toBe(order.id);
     // Initial metadata (response headers), not trailers.
@@ -336,7 +324,7 @@ describe('REST on the same port', () => {
     const res = await fetch(`${baseUrl}/v1/orders`, {
       method: 'POST',
       headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json', 'idempotency-key': newIdempotencyKey() },
-      body: JSON.stringify({ amount: 990, currency: 'EUR', reference: 'REST-1' }),
+      body: JSON.stringify(orderBody({ amount: 990, reference: 'REST-1', line_items: [] })),
     });
     expect(res.status).toBe(201);
     const body = (await res.json()) as { id: string; status: string; amount: number };

@@ -2,7 +2,8 @@
 // response gets the first answer, a different request with the key is refused, nothing runs twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { startTestService, orderBody, type TestService } from './support/service.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 interface Operation {
   operationId: string;

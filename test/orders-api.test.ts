@@ -4,7 +4,8 @@ import { buildGateway } from '../gateway/app.ts';
 import { hashApiKey } from '../src/adapters/postgres/merchant/postgres-merchant-repository.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { rowCounts } from './support/database.ts';
-import { orderBody, startTestService, TEST_CHECKOUT_URL, type TestService } from './support/service.ts';
+import { startTestService, TEST_CHECKOUT_URL, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 let svc: TestService;
 let acme: SandboxCredentials;

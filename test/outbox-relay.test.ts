@@ -14,7 +14,8 @@ import { createOutboxRelay, type OutboxRelay } from '../src/application/event/re
 import type { EventPublisher } from '../src/ports/event/event-publisher.port.ts';
 import type { Knex } from 'knex';
 import { MACHINE_NATS_URL, startOwnNatsServer, uniqueStream } from './support/nats-server.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
 
 const RELAY_THEN_DIE = fileURLToPath(new URL('./fixtures/relay-then-die.ts', import.meta.url));

@@ -16,7 +16,8 @@ import { PostgresOrderRepository } from '../src/adapters/postgres/order/postgres
 import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 import { SimulatedBetaAcquirer } from '../src/adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
 import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
-import { insertLeftBehind, orderBody, startTestService, type TestService } from './support/service.ts';
+import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;

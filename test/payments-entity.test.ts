@@ -7,7 +7,8 @@ import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { MIGRATIONS } from '../src/adapters/postgres/migrations/index.ts';
 import { createTestDatabase } from './support/database.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;

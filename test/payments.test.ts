@@ -3,7 +3,8 @@ import { createClient, ConnectError, Code, createRouterTransport } from '@connec
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { ibanValid } from '../src/domain/payment/iban.ts';
-import { insertLeftBehind, orderBody, startTestService, type TestService } from './support/service.ts';
+import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;

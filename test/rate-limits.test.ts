@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { orderBody, startTestService, type TestService } from './support/service.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 
 describe('API rate limit per key', () => {
   let svc: TestService;

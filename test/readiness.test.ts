@@ -5,7 +5,7 @@ import net from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderBody } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from './support/database.ts';
 import { waitFor } from './support/wait.ts';
 import { httpRequest } from './support/raw-http.ts';

@@ -12,7 +12,7 @@ import { createConnectTransport, createGrpcTransport, Http2SessionManager } from
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EventService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
-import { orderBody } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
 import { createTestDatabase } from './support/database.ts';
 import { sleep, waitFor } from './support/wait.ts';
 import { httpRequest, parseRawResponse } from './support/raw-http.ts';

@@ -46,21 +46,6 @@ export async function startTestService(options: Pick<CoreOptions, 'velocity' | '
   };
 }
 
-/** A valid order body; override any field. */
-export function orderBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    amount: 2500,
-    currency: 'EUR',
-    reference: 'INV-1001',
-    line_items: [
-      { name: 'Green tea', amount: 1500 },
-      { name: 'Teapot', amount: 1000 },
-    ],
-    return_url: 'https://shop.example/thanks',
-    ...overrides,
-  };
-}
-
 /**
  * Inserts attempts as a process would have left them, each with the payment it is a leg of (one payment per
  * attempt, in the attempt's state), for tests of what happens to attempts nobody finished.

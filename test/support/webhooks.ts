@@ -11,7 +11,7 @@ import { startService, type RunningService } from '../../src/composition/service
 import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
-import { orderBody } from './service.ts';
+import { orderBody } from './order-fixtures.ts';
 
 // ---------------------------------------------------------------- receiver
 
