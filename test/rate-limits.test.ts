@@ -46,6 +46,13 @@ describe('API rate limit per key', () => {
     });
   });
 
+  it('carries the RateLimit headers on an error answered after authentication too', async () => {
+    const other = await svc.sandbox('Missing shop');
+    const res = await svc.app.inject({ method: 'GET', url: '/v1/orders/ord_aaaaaaaaaaaaaaaaaaaaaaaa', headers: { authorization: `Bearer ${other.test_secret_key}` } });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers).toMatchObject({ 'ratelimit-limit': '5', 'ratelimit-remaining': '4' });
+  });
+
   it('counts per key: another key of the same merchant has its own bucket', async () => {
     const res = await get(shop.live_secret_key);
     expect(res.statusCode).toBe(200);
