@@ -1,3 +1,10 @@
+// The REST gateway's transport to the core. Not connect's createRouterTransport, which would need no
+// code here: that one encodes every message to bytes and runs the whole Connect protocol in memory.
+// Measured on a 2-core machine, the two taking turns (docs/architecture.md has the details):
+// bench:transport, a trivial call 5.5 µs here against 119-123 µs through the router, and 215-305 µs
+// more CPU per call through the router against the real core and Postgres; bench:orders, 976 orders/s
+// at 0.78 ms server CPU per order here against 793 at 1.11 ms (medians of 5 runs).
+// in-process-transport.spec.ts runs the same behaviour cases against both transports.
 import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type MessageInitShape } from '@bufbuild/protobuf';
 import {
   appendHeaders,
