@@ -22,6 +22,8 @@ ${WORKER_NAMES.map((name) => `                                                  
   checkout keys create --merchant mer_… --mode test|live
                                                    issue a further secret and publishable key for a
                                                    merchant and print them (shown once)
+  checkout ledger verify                           check every invariant of the ledger (docs/money.md);
+                                                   exits 1 naming the first one broken
   checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
                                                    forward your test events to a local URL, signed
 
@@ -131,6 +133,18 @@ async function main(argv: string[]): Promise<number> {
           return 1;
         }
         process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
+        return 0;
+      });
+    }
+    case 'ledger': {
+      if (sub !== 'verify') break;
+      return withCore(async (core) => {
+        const broken = await core.ledger.verify();
+        if (broken) {
+          process.stderr.write(`checkout: ledger invariant broken: ${broken.invariant}: ${broken.detail}\n`);
+          return 1;
+        }
+        process.stdout.write('ledger: every invariant holds\n');
         return 0;
       });
     }

@@ -1,3 +1,5 @@
+import { PostgresLedgerAudit } from '../adapters/postgres/ledger/postgres-ledger.ts';
+import type { LedgerAudit } from '../ports/ledger/ledger.port.ts';
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Knex } from 'knex';
 import { OrderService } from '../gen/checkout/v1/order_pb.ts';
@@ -78,6 +80,8 @@ export interface Core {
   readonly payments: Payments;
   /** The webhook delivery queue, which the dispatcher drains. */
   readonly webhookQueue: PostgresWebhookDeliveryQueue;
+  /** Balances and the ledger's invariants (`checkout ledger verify`). */
+  readonly ledger: LedgerAudit;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -142,5 +146,6 @@ export function createCore(options: CoreOptions): Core {
     merchants,
     payments,
     webhookQueue,
+    ledger: new PostgresLedgerAudit(options.knex),
   };
 }

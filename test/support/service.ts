@@ -41,7 +41,10 @@ export async function startTestService(options: Pick<CoreOptions, 'velocity' | '
     sandbox: async (name = 'Test shop') => (await core.createSandbox({ name, settlementCurrency: 'EUR' }))!,
     async close() {
       await app.close();
+      // Every suite ends with the ledger verified: whatever it did to money must balance.
+      const broken = await core.ledger.verify();
       await db.drop();
+      if (broken) throw new Error(`ledger invariant broken: ${broken.invariant}: ${broken.detail}`);
     },
   };
 }

@@ -8,6 +8,7 @@ import { PostgresOrderRepository } from './order/postgres-order-repository.ts';
 import { PostgresWebhookDeliveryQueue } from './webhook/postgres-webhook-delivery-queue.ts';
 import { PostgresWebhookEndpointRepository } from './webhook/postgres-webhook-endpoint-repository.ts';
 import { PostgresPaymentRepository } from './payment/postgres-payment-repository.ts';
+import { PostgresLedgerJournal } from './ledger/postgres-ledger.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -34,6 +35,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),
             requests: new PostgresRequestLedger(trx),
+            ledger: new PostgresLedgerJournal(trx),
             outbox: new PostgresEventOutbox(trx),
           },
           (task) => tasks.push(task),

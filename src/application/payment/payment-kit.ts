@@ -3,9 +3,10 @@ import type { Order } from '../../domain/order/order.entity.ts';
 import { isDueToExpire, markExpired, markFailed, markPaid, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
 import { isInFlight } from '../../domain/payment/attempt-policy.ts';
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
-import type { AuthenticationResult, PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
+import type { AuthenticationResult, PaymentAttempt, PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
 import { cancel, holdForReversal, markCaptured, markReversed, recordDecline, type PaymentChange } from '../../domain/payment/payment.entity.ts';
-import { computeSettlement } from '../../domain/payment/settlement.ts';
+import { settlementBreakdown } from '../../domain/payment/settlement.ts';
+import { capturePosting } from '../../domain/ledger/postings.ts';
 import type { VelocityLimits } from '../../domain/payment/velocity.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
@@ -95,6 +96,8 @@ export interface PaymentKit {
   expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order>;
   /** Cancels the order's open challenges in this transaction; their authorizations are released after it. */
   cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void>;
+  /** Marks the order paid by a payment that captured its amount: transition, event and the capture's ledger transaction, in `tx`. */
+  recordPaid(tx: TransactionScope, order: Order, payment: { readonly id: string; readonly method: PaymentMethod }, merchant: MerchantRecord, now: Date): Promise<Order>;
   /** Records a captured payment as the order's, or reverses the capture when the order cannot take it. */
   finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
   /** Records a declined payment (the order fails, if it still takes payment). */
@@ -193,6 +196,22 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     return true;
   }
 
+  /**
+   * Marks the order paid by a payment that captured its whole amount, in `tx`: the order's
+   * transition, its event, and the capture's ledger transaction (gross, fees, net).
+   */
+  async function recordPaid(tx: TransactionScope, order: Order, payment: { id: string; method: PaymentMethod }, merchant: MerchantRecord, now: Date): Promise<Order> {
+    const captured = { amount: order.amount, currency: order.currency };
+    const settlement = settlementBreakdown(captured, merchant.settlementCurrency);
+    const t = markPaid(order, { method: payment.method, settlement: settlement.net }, eventIds());
+    await tx.orders.saveTransition(t.order);
+    await tx.outbox.append(t.event);
+    await tx.ledger.post(
+      capturePosting({ paymentId: payment.id, orderId: order.id, merchantId: order.merchantId, livemode: order.livemode, reference: order.reference, captured, settlement, at: now }),
+    );
+    return t.order;
+  }
+
   async function finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { reversed: boolean }> {
     const merchant = await merchantOf(change.payment.merchantId);
     const recorded = await deps.uow.run(async (tx) => {
@@ -208,10 +227,8 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
         return { reversal: pending, order, attempts: await attemptsOf(tx.payments, order.id) };
       }
       await tx.payments.markCaptured(markCaptured(current, capture, authentication, now));
-      const t = markPaid(order, { method: change.payment.method, settlement: computeSettlement({ amount: order.amount, currency: order.currency }, merchant.settlementCurrency) }, eventIds());
-      await tx.orders.saveTransition(t.order);
-      await tx.outbox.append(t.event);
-      return { reversal: undefined, order: t.order, attempts: await attemptsOf(tx.payments, order.id) };
+      const paid = await recordPaid(tx, order, { id: change.payment.id, method: change.payment.method }, merchant, now);
+      return { reversal: undefined, order: paid, attempts: await attemptsOf(tx.payments, order.id) };
     });
     if (!recorded.reversal) return { order: recorded.order, attempts: recorded.attempts, merchant, reversed: false };
     await reverse(recorded.reversal);
@@ -250,6 +267,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     voidAll,
     expireIfDue,
     cancelChallenges,
+    recordPaid,
     finishSuccess,
     finishFailure,
     reverse,

@@ -1,9 +1,8 @@
 import type { Order } from '../../domain/order/order.entity.ts';
-import { assertPayable, markPaid } from '../../domain/order/order-transitions.ts';
+import { assertPayable } from '../../domain/order/order-transitions.ts';
 import { isInFlight } from '../../domain/payment/attempt-policy.ts';
 import { ATTEMPT_ID_PREFIX } from '../../domain/payment/payment-attempt.entity.ts';
 import { PAYMENT_ID_PREFIX, receivedTransfer } from '../../domain/payment/payment.entity.ts';
-import { computeSettlement } from '../../domain/payment/settlement.ts';
 import { DomainError } from '../../domain/shared/domain-error.ts';
 import type { AfterCommit, TransactionScope } from '../../ports/shared/unit-of-work.port.ts';
 import { ApplicationError } from '../shared/application-error.ts';
@@ -43,9 +42,10 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
     }
     // The order is paid now: a challenge still open could otherwise capture a second time.
     await kit.cancelChallenges(tx, order.id, 'order_paid', release);
+    const paymentId = deps.ids.newId(PAYMENT_ID_PREFIX);
     await tx.payments.start(
       receivedTransfer({
-        paymentId: deps.ids.newId(PAYMENT_ID_PREFIX),
+        paymentId,
         attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX),
         orderId: order.id,
         merchantId: order.merchantId,
@@ -55,9 +55,6 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
         now,
       }),
     );
-    const t = markPaid(order, { method: 'bank_transfer', settlement: computeSettlement({ amount: order.amount, currency: order.currency }, merchant.settlementCurrency) }, kit.eventIds());
-    await tx.orders.saveTransition(t.order);
-    await tx.outbox.append(t.event);
-    return t.order;
+    return kit.recordPaid(tx, order, { id: paymentId, method: 'bank_transfer' }, merchant, now);
   }
 }

@@ -45,17 +45,37 @@ export function convert(amount: Money, to: string): Money | undefined {
   return { currency: to, amount: divRound(numerator, denominator) };
 }
 
+/** What a paid order settles as: the gross in the settlement currency, the fees taken from it, and the net. */
+export interface SettlementBreakdown {
+  /** The order's gross, converted to the settlement currency (the order's own when no reference rate exists). */
+  readonly gross: Money;
+  /** 1.4 % of the converted gross, rounded half-up to the minor unit. */
+  readonly percentageFee: bigint;
+  /** 0.25 major units of the settlement currency. */
+  readonly fixedFee: bigint;
+  /** gross - fees, never below zero (the fees are capped at the gross). */
+  readonly net: Money;
+}
+
 /**
  * What the merchant is credited for a paid order: the gross converted to the
  * merchant's settlement currency (or kept in the order's currency when no
  * reference rate exists), less 1.4 % and a fixed 0.25 major units, never
- * below zero. All rounding is half-up to the settlement currency's minor unit.
+ * below zero. All rounding is half-up to the settlement currency's minor unit;
+ * when the fees would exceed the gross, the fixed fee is reduced first, then
+ * the percentage fee, so that percentage + fixed + net = gross exactly.
  */
-export function computeSettlement(gross: Money, settlementCurrency: string): Money {
+export function settlementBreakdown(gross: Money, settlementCurrency: string): SettlementBreakdown {
   const converted = convert(gross, settlementCurrency) ?? gross;
   const exponent = findCurrency(converted.currency)?.exponent ?? 2;
   const fixedFee = divRound(25n * 10n ** BigInt(exponent), 100n);
-  const fee = divRound(converted.amount * FEE_BASIS_POINTS, 10_000n) + fixedFee;
-  const net = converted.amount - fee;
-  return { currency: converted.currency, amount: net > 0n ? net : 0n };
+  const percentageFee = divRound(converted.amount * FEE_BASIS_POINTS, 10_000n);
+  const percentage = percentageFee < converted.amount ? percentageFee : converted.amount;
+  const fixed = fixedFee < converted.amount - percentage ? fixedFee : converted.amount - percentage;
+  return { gross: converted, percentageFee: percentage, fixedFee: fixed, net: { currency: converted.currency, amount: converted.amount - percentage - fixed } };
+}
+
+/** The net of {@link settlementBreakdown}: what the merchant is credited for a paid order. */
+export function computeSettlement(gross: Money, settlementCurrency: string): Money {
+  return settlementBreakdown(gross, settlementCurrency).net;
 }

@@ -5,12 +5,12 @@ import type { WebhookEndpointRepository } from '../webhook/webhook-endpoint-repo
 import type { MerchantReader } from '../merchant/merchant-repository.port.ts';
 import type { OrderRepository } from '../order/order-repository.port.ts';
 import type { PaymentRepository } from '../payment/payment-repository.port.ts';
+import type { LedgerJournal } from '../ledger/ledger.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
  * the outbox its events go to, commit together or not at all. A concept that
- * comes with the next capabilities (refunds, payouts, the ledger) adds its
- * repository here.
+ * comes with the next capabilities (refunds, payouts) adds its repository here.
  */
 export interface TransactionScope {
   readonly orders: OrderRepository;
@@ -20,6 +20,8 @@ export interface TransactionScope {
   readonly deliveries: WebhookDeliveryQueue;
   /** Idempotency keys, claimed and completed in the transaction of the work they guard. */
   readonly requests: RequestLedger;
+  /** The money each change moves, posted with the change. */
+  readonly ledger: LedgerJournal;
   readonly outbox: EventOutbox;
 }
 

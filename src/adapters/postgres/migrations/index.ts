@@ -7,6 +7,7 @@ import * as paymentSafety from './005-payment-safety.ts';
 import * as installation from './006-installation.ts';
 import * as eventSubjects from './007-event-subjects.ts';
 import * as payments from './008-payments.ts';
+import * as ledger from './009-ledger.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -18,6 +19,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['006-installation', installation],
   ['007-event-subjects', eventSubjects],
   ['008-payments', payments],
+  ['009-ledger', ledger],
 ];
 
 /**

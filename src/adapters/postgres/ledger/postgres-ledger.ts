@@ -1,0 +1,119 @@
+import type { Knex } from 'knex';
+import type { LedgerAccount, LedgerTransaction } from '../../../domain/ledger/ledger.ts';
+import type { AccountBalance, LedgerAudit, LedgerJournal, LedgerViolation } from '../../../ports/ledger/ledger.port.ts';
+import { translateErrors } from '../database.ts';
+
+/** LedgerJournal on ledger_transactions and ledger_entries; balances follow by trigger (migration 009). */
+export class PostgresLedgerJournal implements LedgerJournal {
+  readonly #db: Knex | Knex.Transaction;
+
+  constructor(db: Knex | Knex.Transaction) {
+    this.#db = db;
+  }
+
+  async post(transaction: LedgerTransaction): Promise<boolean> {
+    return translateErrors(async () => {
+      const claimed = await this.#db('ledger_transactions')
+        .insert({
+          id: transaction.id,
+          kind: transaction.kind,
+          merchant_id: transaction.merchantId,
+          livemode: transaction.livemode,
+          order_id: transaction.orderId,
+          payment_id: transaction.paymentId,
+          reference: transaction.reference,
+          created_at: transaction.createdAt,
+        })
+        .onConflict('id')
+        .ignore()
+        .returning('id');
+      if (claimed.length === 0) return false;
+      await this.#db('ledger_entries').insert(
+        transaction.entries.map((entry) => ({
+          transaction_id: transaction.id,
+          merchant_id: transaction.merchantId,
+          livemode: transaction.livemode,
+          account: entry.account,
+          currency: entry.currency,
+          amount: entry.amount.toString(),
+          purpose: entry.purpose,
+          order_id: transaction.orderId,
+          reference: transaction.reference,
+          created_at: transaction.createdAt,
+        })),
+      );
+      return true;
+    });
+  }
+}
+
+/**
+ * The invariants, each one set-based query that answers the first row breaking it (docs/money.md
+ * lists them). They read committed data; run them while nothing posts, or accept that a
+ * transaction committing meanwhile is seen whole or not at all.
+ */
+const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
+  {
+    name: 'each transaction balances',
+    sql: `SELECT transaction_id || ': ' || currency || ' differs by ' || sum(amount) AS detail
+          FROM ledger_entries GROUP BY transaction_id, currency HAVING sum(amount) <> 0 LIMIT 1`,
+  },
+  {
+    name: 'each transaction has at least two entries',
+    sql: `SELECT t.id || ' has ' || count(e.id) || ' entries' AS detail
+          FROM ledger_transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+          GROUP BY t.id HAVING count(e.id) < 2 LIMIT 1`,
+  },
+  {
+    name: 'every account balance equals the sum of its entries',
+    sql: `SELECT coalesce(b.merchant_id, s.merchant_id) || ' ' || coalesce(b.account, s.account) || ' ' || coalesce(b.currency, s.currency)
+                 || ': balance ' || coalesce(b.balance, 0) || ', entries ' || coalesce(s.total, 0) AS detail
+          FROM ledger_balances b
+          FULL JOIN (SELECT merchant_id, livemode, account, currency, sum(amount) AS total FROM ledger_entries GROUP BY 1, 2, 3, 4) s
+            USING (merchant_id, livemode, account, currency)
+          WHERE coalesce(b.balance, 0) <> coalesce(s.total, 0) LIMIT 1`,
+  },
+  {
+    name: 'every captured payment has exactly its capture transaction',
+    sql: `SELECT p.id || ' of ' || p.order_id || ' has ' || count(t.id) || ' capture transactions' AS detail
+          FROM payments p CROSS JOIN ledger_start s
+          LEFT JOIN ledger_transactions t ON t.payment_id = p.id AND t.kind = 'capture'
+          WHERE p.status = 'succeeded' AND p.captured_at >= s.started_at
+          GROUP BY p.id HAVING count(t.id) <> 1 LIMIT 1`,
+  },
+  {
+    name: 'every capture transaction clears exactly what its payment captured',
+    sql: `SELECT t.id || ': cleared ' || coalesce(sum(e.amount), 0) || ' ' || p.currency || ', captured ' || p.captured_amount AS detail
+          FROM ledger_transactions t JOIN payments p ON p.id = t.payment_id
+          LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'acquirer_clearing' AND e.currency = p.currency
+          WHERE t.kind = 'capture'
+          GROUP BY t.id, p.id HAVING coalesce(sum(e.amount), 0) <> p.captured_amount LIMIT 1`,
+  },
+];
+
+/** LedgerAudit over the ledger tables. */
+export class PostgresLedgerAudit implements LedgerAudit {
+  readonly #knex: Knex;
+
+  constructor(knex: Knex) {
+    this.#knex = knex;
+  }
+
+  async balances(merchantId: string, livemode: boolean): Promise<AccountBalance[]> {
+    const rows = await translateErrors(() =>
+      this.#knex('ledger_balances').where({ merchant_id: merchantId, livemode }).orderBy(['account', 'currency']).select<{ account: string; currency: string; balance: string }[]>('account', 'currency', 'balance'),
+    );
+    return rows.map((row) => ({ account: row.account as LedgerAccount, currency: row.currency, balance: BigInt(row.balance) }));
+  }
+
+  async verify(): Promise<LedgerViolation | undefined> {
+    return translateErrors(async () => {
+      for (const invariant of INVARIANTS) {
+        const result = await this.#knex.raw<{ rows: { detail: string }[] }>(invariant.sql);
+        const broken = result.rows[0];
+        if (broken) return { invariant: invariant.name, detail: broken.detail };
+      }
+      return undefined;
+    });
+  }
+}

@@ -1,0 +1,197 @@
+// The ledger's foundations on the real Postgres: the database keeps it append-only and balanced,
+// every capture posts its gross, fees and net once, and `checkout ledger verify` names a broken invariant.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, createRouterTransport } from '@connectrpc/connect';
+import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { capturePosting } from '../src/domain/ledger/postings.ts';
+import { settlementBreakdown } from '../src/domain/payment/settlement.ts';
+import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
+import { startTestService, type TestService } from './support/service.ts';
+import { orderBody } from './support/order-fixtures.ts';
+
+const CLI = fileURLToPath(new URL('../bin/checkout.ts', import.meta.url));
+
+let svc: TestService;
+let shop: SandboxCredentials;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  shop = await svc.sandbox('Ledger shop');
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+async function newOrder(overrides: Record<string, unknown> = {}): Promise<{ id: string; reference: string }> {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/v1/orders',
+    headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' },
+    payload: orderBody(overrides),
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
+async function payByCard(orderId: string): Promise<void> {
+  const checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
+  const checkoutId = orderId.slice(4);
+  const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
+  const card = shop.test_cards.find((c) => c.behaviour === 'approved')!;
+  const { outcome } = await checkout.submitCardPayment(
+    { checkoutId, submissionId: `sub-${orderId}`, card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' } },
+    { headers: { 'checkout-token': token } },
+  );
+  expect(outcome?.status).toBe(PaymentStatus.SUCCEEDED);
+}
+
+/** The entries of the order's transactions, as [account, currency, amount, purpose]. */
+async function entriesOf(orderId: string): Promise<[string, string, number, string][]> {
+  const rows = await svc.db.knex('ledger_entries').where({ order_id: orderId }).orderBy('id');
+  return rows.map((r) => [r.account, r.currency, Number(r.amount), r.purpose]);
+}
+
+async function balances(): Promise<Record<string, number>> {
+  const rows = await svc.core.ledger.balances(shop.merchant_id, false);
+  return Object.fromEntries(rows.map((r) => [`${r.account} ${r.currency}`, Number(r.balance)]));
+}
+
+describe('the database keeps the ledger', () => {
+  it('refuses to change or delete a posted entry or transaction', async () => {
+    const { id } = await newOrder({ reference: 'immutable' });
+    await payByCard(id);
+    const entry = await svc.db.knex('ledger_entries').where({ order_id: id }).first();
+    await expect(svc.db.knex('ledger_entries').where({ id: entry.id }).update({ amount: 1 })).rejects.toThrow(/append-only/);
+    await expect(svc.db.knex('ledger_entries').where({ id: entry.id }).delete()).rejects.toThrow(/append-only/);
+    await expect(svc.db.knex('ledger_transactions').where({ id: entry.transaction_id }).update({ reference: 'x' })).rejects.toThrow(/append-only/);
+    await expect(svc.db.knex('ledger_transactions').where({ id: entry.transaction_id }).delete()).rejects.toThrow(/append-only/);
+    await expect(svc.db.knex.raw('TRUNCATE ledger_entries CASCADE')).rejects.toThrow(/append-only/);
+    expect(await svc.db.knex('ledger_entries').where({ id: entry.id }).first()).toEqual(entry);
+  });
+
+  it.each([
+    ['one entry', [['merchant_pending', -100]]],
+    ['debits and credits that differ', [['acquirer_clearing', 100], ['merchant_pending', -99]]],
+  ] as const)('cannot commit a transaction with %s', async (_label, entries) => {
+    const txId = `ltx_test_${entries.length}_${Math.abs(entries[entries.length - 1]![1])}`;
+    const attempt = svc.db.knex.transaction(async (trx) => {
+      await trx('ledger_transactions').insert({ id: txId, kind: 'capture', merchant_id: shop.merchant_id, livemode: false, created_at: new Date() });
+      await trx('ledger_entries').insert(
+        entries.map(([account, amount]) => ({ transaction_id: txId, merchant_id: shop.merchant_id, livemode: false, account, currency: 'EUR', amount, purpose: 'gross', created_at: new Date() })),
+      );
+    });
+    await expect(attempt).rejects.toThrow(/at least two|does not balance/);
+    expect(await svc.db.knex('ledger_transactions').where({ id: txId })).toHaveLength(0);
+    expect(await svc.db.knex('ledger_entries').where({ transaction_id: txId })).toHaveLength(0);
+  });
+});
+
+describe('a capture posts its gross, fees and net, once', () => {
+  it('a card payment in the settlement currency: the acquirer owes the gross, the merchant is owed the net, the fees are ours', async () => {
+    const before = await balances();
+    const { id, reference } = await newOrder({ reference: 'card-eur', amount: 2500, line_items: [] });
+    await payByCard(id);
+    // 1.4 % of 25.00 EUR is 0.35, plus 0.25: the merchant is owed 24.40 (docs/money.md's worked example).
+    expect(await entriesOf(id)).toEqual([
+      ['acquirer_clearing', 'EUR', 2500, 'gross'],
+      ['merchant_pending', 'EUR', -2500, 'gross'],
+      ['merchant_pending', 'EUR', 35, 'percentage_fee'],
+      ['fees_earned', 'EUR', -35, 'percentage_fee'],
+      ['merchant_pending', 'EUR', 25, 'fixed_fee'],
+      ['fees_earned', 'EUR', -25, 'fixed_fee'],
+    ]);
+    const tx = await svc.db.knex('ledger_transactions').where({ order_id: id }).first();
+    expect(tx).toMatchObject({ kind: 'capture', reference, livemode: false });
+    expect(tx.id).toBe(`ltx_capture_${tx.payment_id}`);
+    const after = await balances();
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0);
+    expect([delta('acquirer_clearing EUR'), delta('merchant_pending EUR'), delta('fees_earned EUR')]).toEqual([2500, -2440, -60]);
+    const order = (await svc.app.inject({ method: 'GET', url: `/v1/orders/${id}`, headers: { authorization: `Bearer ${shop.test_secret_key}` } })).json();
+    expect(order.settlement).toEqual({ currency: 'EUR', amount: 2440 });
+  });
+
+  it('a transfer in another currency passes through currency_conversion, balanced in each currency', async () => {
+    const { id } = await newOrder({ reference: 'transfer-usd', amount: 10_000, currency: 'USD', line_items: [] });
+    const res = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${id}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
+    expect(res.statusCode, res.body).toBe(200);
+    const expected = settlementBreakdown({ amount: 10_000n, currency: 'USD' }, 'EUR');
+    expect(expected.gross).toEqual({ currency: 'EUR', amount: 9200n });
+    expect(await entriesOf(id)).toEqual([
+      ['acquirer_clearing', 'USD', 10_000, 'conversion'],
+      ['currency_conversion', 'USD', -10_000, 'conversion'],
+      ['currency_conversion', 'EUR', 9200, 'gross'],
+      ['merchant_pending', 'EUR', -9200, 'gross'],
+      ['merchant_pending', 'EUR', 129, 'percentage_fee'],
+      ['fees_earned', 'EUR', -129, 'percentage_fee'],
+      ['merchant_pending', 'EUR', 25, 'fixed_fee'],
+      ['fees_earned', 'EUR', -25, 'fixed_fee'],
+    ]);
+    expect(res.json().settlement).toEqual({ currency: 'EUR', amount: 9200 - 129 - 25 });
+  });
+
+  it('posting the same capture again posts nothing (its id is derived from the payment)', async () => {
+    const { id } = await newOrder({ reference: 'twice' });
+    await payByCard(id);
+    const payment = await svc.db.knex('payments').where({ order_id: id, status: 'succeeded' }).first();
+    const order = await svc.db.knex('orders').where({ id }).first();
+    const posting = capturePosting({
+      paymentId: payment.id,
+      orderId: id,
+      merchantId: shop.merchant_id,
+      livemode: false,
+      reference: order.reference,
+      captured: { amount: BigInt(order.amount), currency: order.currency },
+      settlement: settlementBreakdown({ amount: BigInt(order.amount), currency: order.currency }, 'EUR'),
+      at: new Date(),
+    });
+    const before = await entriesOf(id);
+    const uow = new PostgresUnitOfWork(svc.db.knex);
+    const posted = await Promise.all([1, 2, 3].map(() => uow.run((tx) => tx.ledger.post(posting))));
+    expect(posted).toEqual([false, false, false]);
+    expect(await entriesOf(id)).toEqual(before);
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+});
+
+describe('checkout ledger verify', () => {
+  function verifyCli(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'ledger', 'verify'], {
+        env: { PATH: process.env.PATH, DATABASE_URL: svc.db.url, NATS_URL: 'nats://127.0.0.1:4222' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it('exits 0 when every invariant holds, and 1 naming the first broken one', async () => {
+    const { id } = await newOrder({ reference: 'verify' });
+    await payByCard(id);
+    const ok = await verifyCli();
+    expect(ok, ok.stderr).toMatchObject({ code: 0, stdout: 'ledger: every invariant holds\n' });
+
+    // Balances are derived data the database lets us touch: skew one and verify must name it.
+    const row = await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, account: 'fees_earned', currency: 'EUR' }).first();
+    await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, account: 'fees_earned', currency: 'EUR' }).update({ balance: BigInt(row.balance) + 1n });
+    const broken = await verifyCli();
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/ledger invariant broken: every account balance equals the sum of its entries: .*fees_earned EUR/);
+    await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, account: 'fees_earned', currency: 'EUR' }).update({ balance: row.balance });
+
+    // A captured payment without its capture transaction.
+    const payment = await svc.db.knex('payments').where({ order_id: id }).first();
+    await svc.db.knex('payments').insert({ ...payment, id: 'pay_phantomcapture', submission_id: null, order_id: (await newOrder({ reference: 'phantom' })).id });
+    const missing = await verifyCli();
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/every captured payment has exactly its capture transaction: pay_phantomcapture/);
+    await svc.db.knex('payments').where({ id: 'pay_phantomcapture' }).delete();
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+});
