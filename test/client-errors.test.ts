@@ -15,6 +15,7 @@ let db: TestDatabase;
 let app: FastifyInstance;
 let server: Server;
 let port: number;
+let secretKey: string;
 const internalErrors: unknown[] = [];
 
 beforeAll(async () => {
@@ -22,6 +23,7 @@ beforeAll(async () => {
   const core = createCore({ knex: db.knex, apiBaseUrl: 'http://api.test', checkoutHost: 'http://pay.test', onInternalError: (err) => internalErrors.push(err) });
   app = await buildGateway({ routes: core.routes, publicUrl: 'http://api.test' });
   await app.ready();
+  secretKey = (await core.createSandbox({ name: 'Client errors shop', settlementCurrency: 'EUR' }))!.test_secret_key;
   server = await listenH1AndH2c(app.server, core.routes, 0, '127.0.0.1');
   port = (server.address() as AddressInfo).port;
 });
@@ -84,9 +86,12 @@ describe('HTTP/1.1', () => {
   });
 
   it('answers a path id over 100 characters (past the router\'s limit) with 404 resource_missing, like any id that cannot be ours', async () => {
-    const res = await h1(`GET /v1/orders/ord_${'a'.repeat(200)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const res = await h1(`GET /v1/orders/ord_${'a'.repeat(200)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${secretKey}\r\nConnection: close\r\n\r\n`);
     const error = expectErrorBody(res, 404, 'resource_missing');
     expect(error.param).toBe('id');
+    // Without a key, the key is judged first: nothing is said about the id.
+    const anonymous = await h1(`GET /v1/orders/ord_${'a'.repeat(200)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(anonymous.status).toBe(401);
   });
 
   it('still serves ordinary requests, with a Request-Id', async () => {

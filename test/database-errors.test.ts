@@ -7,6 +7,7 @@ import { PostgresPaymentRepository } from '../src/adapters/postgres/payment/post
 import { receivedTransfer } from '../src/domain/payment/payment.entity.ts';
 import { toConnectError } from '../src/application/shared/connect-errors.ts';
 import { ConflictError } from '../src/ports/shared/errors.ts';
+import { retryingDeadlocks, translateErrors } from '../src/adapters/postgres/database.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 
@@ -46,5 +47,48 @@ describe('database errors translated in the adapters', () => {
     const second = payments.start(transfer(2));
     await expect(second).rejects.toBeInstanceOf(ConflictError);
     await expect(second).rejects.toThrow('The order has been paid by another payment.');
+  });
+
+  it('a deadlock is a ConflictError, and a transaction of its own is run again when it was the victim', async () => {
+    const knex = svc.db.knex;
+    await knex.raw('CREATE TABLE deadlock_probe (id int PRIMARY KEY, n int NOT NULL)');
+    await knex('deadlock_probe').insert([{ id: 1, n: 0 }, { id: 2, n: 0 }]);
+    // Two transactions lock rows 1 and 2 in opposite orders; each waits for the other to hold its first row.
+    let held = 0;
+    const bothHold = new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (held === 2) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 5);
+    });
+    const lockInOrder = (first: number, second: number, runs: { count: number }) =>
+      knex.transaction(async (trx) => {
+        runs.count++;
+        await trx('deadlock_probe').where({ id: first }).increment('n', 1);
+        if (runs.count === 1) {
+          held++;
+          await bothHold;
+        }
+        await trx('deadlock_probe').where({ id: second }).increment('n', 1);
+      });
+    const plain = { count: 0 };
+    const retried = { count: 0 };
+    const results = await Promise.allSettled([
+      translateErrors(() => lockInOrder(1, 2, plain)),
+      translateErrors(() => retryingDeadlocks(() => lockInOrder(2, 1, retried))),
+    ]);
+    // Postgres picks one victim. If it is the plain one, it is a ConflictError; if it is the retried one, its second run succeeds.
+    const failed = results.filter((r) => r.status === 'rejected');
+    if (failed.length === 1) {
+      expect((failed[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+      expect(plain.count).toBe(1);
+    } else {
+      expect(failed).toHaveLength(0);
+      expect(retried.count).toBe(2);
+    }
+    const rows = await knex('deadlock_probe').orderBy('id');
+    expect(rows.map((r) => r.n)).toEqual(failed.length === 1 ? [1, 1] : [2, 2]);
   });
 });

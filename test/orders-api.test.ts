@@ -360,3 +360,68 @@ describe('errors everywhere', () => {
     }
   });
 });
+
+describe('the edge of the REST API', () => {
+  it('judges the key before any parameter, whatever part of the request is at fault', async () => {
+    const anonymous = [
+      svc.app.inject({ method: 'GET', url: '/v1/orders/bad-id' }),
+      svc.app.inject({ method: 'GET', url: '/v1/orders?starting_after=bad-id' }),
+      svc.app.inject({ method: 'GET', url: '/v1/events?order_id=bad-id' }),
+      svc.app.inject({ method: 'GET', url: '/v1/orders?reference=a%00b' }),
+      svc.app.inject({ method: 'GET', url: '/v1/orders?reference=%FF' }),
+      svc.app.inject({ method: 'GET', url: '/v1/orders/ord_x?colour=red' }),
+      svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { 'content-type': 'application/json' }, payload: '{"amount": 100, "currency": "EUR", "reference": "a\\u0000b"}' }),
+      svc.app.inject({ method: 'POST', url: '/v1/test_helpers/orders/bad-id/simulate_transfer' }),
+    ];
+    for (const res of await Promise.all(anonymous)) {
+      expect({ url: res.request?.url ?? '', status: res.statusCode, code: res.json().error.code }).toMatchObject({ status: 401, code: 'api_key_missing' });
+    }
+    const publishable = await get('/v1/events?order_id=bad-id', acme.test_publishable_key);
+    expect(publishable.statusCode).toBe(403);
+  });
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['a day that does not exist', { expires_at: '2030-11-31T12:00:00Z' }, 'parameter_invalid_timestamp', 'expires_at'],
+    ['an hour that does not exist', { expires_at: '2030-11-30T24:30:00Z' }, 'parameter_invalid_timestamp', 'expires_at'],
+    ['a line item that is null', { line_items: [null] }, 'parameter_invalid_object', 'line_items[0]'],
+  ])('refuses %s', async (_label, fields, code, param) => {
+    const before = await rowCounts(svc.db.knex);
+    const res = await post(orderBody(fields));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code, param });
+    expect(await rowCounts(svc.db.knex)).toEqual(before);
+  });
+
+  it('reads null as absent for an optional list', async () => {
+    const res = await post(orderBody({ reference: 'null-items', line_items: null }));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().line_items).toEqual([]);
+  });
+
+  it('refuses a body that is not UTF-8, or says it is in another charset, instead of storing U+FFFD', async () => {
+    const before = await rowCounts(svc.db.knex);
+    const bytes = Buffer.concat([Buffer.from('{"amount": 100, "currency": "EUR", "reference": "a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')]);
+    const invalid = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { ...auth(acme.test_secret_key), 'content-type': 'application/json' }, payload: bytes });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json().error).toMatchObject({ code: 'invalid_json', message: 'The body is not valid UTF-8.' });
+    const latin1 = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { ...auth(acme.test_secret_key), 'content-type': 'application/json; charset=latin1' }, payload: JSON.stringify(orderBody()) });
+    expect(latin1.statusCode).toBe(415);
+    const utf8 = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { ...auth(acme.test_secret_key), 'content-type': 'application/json; charset=UTF-8' }, payload: JSON.stringify(orderBody({ reference: 'utf8-charset' })) });
+    expect(utf8.statusCode).toBe(201);
+    expect((await rowCounts(svc.db.knex)).orders).toBe(before.orders + 1);
+  });
+
+  it('refuses a query that is not percent-encoded UTF-8, and parameters a route does not take', async () => {
+    const bad = await get('/v1/orders?reference=%ED%A0%80');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ code: 'parameter_invalid_string', param: 'reference' });
+    const unknown = await get('/v1/orders/ord_x?colour=red');
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error).toMatchObject({ code: 'parameter_unknown', param: 'colour' });
+    const { id } = (await post(orderBody({ reference: 'transfer-with-body' }))).json();
+    const withBody = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${id}/simulate_transfer`, headers: { ...auth(acme.test_secret_key), 'content-type': 'application/json' }, payload: '{"amount": 999999}' });
+    expect(withBody.statusCode).toBe(400);
+    expect(withBody.json().error).toMatchObject({ code: 'parameter_unknown', param: 'amount' });
+    expect((await get(`/v1/orders/${id}`)).json().status).toBe('pending');
+  });
+});

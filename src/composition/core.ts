@@ -1,3 +1,4 @@
+import type { HandlerContext } from '@connectrpc/connect';
 import { PostgresLedgerAudit } from '../adapters/postgres/ledger/postgres-ledger.ts';
 import type { LedgerAudit } from '../ports/ledger/ledger.port.ts';
 import type { ConnectRouter } from '@connectrpc/connect';
@@ -134,11 +135,13 @@ export function createCore(options: CoreOptions): Core {
   return {
     routes: (router) => {
       // Every request passes one check of its strings first, whichever transport brought it.
-      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError, newRequestId));
+      // The services that take API keys judge the key before telling a malformed request why it is.
+      const secretKey = (ctx: HandlerContext) => authenticate(ctx, 'secret');
+      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError, newRequestId, secretKey));
       router.service(CheckoutService, guardRequests(CheckoutService, checkoutService, onInternalError, newRequestId));
-      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError, newRequestId));
-      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError, newRequestId));
-      router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId));
+      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError, newRequestId, secretKey));
+      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError, newRequestId, secretKey));
+      router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId, secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Body, BODY_ERRORS, COMMON_ERRORS, IdempotencyHeaders, IdParams, IsoTime, ListOf, NOT_FOUND, OptionalText, OrNull, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
+import { Body, BODY_ERRORS, COMMON_ERRORS, IdempotencyHeaders, IdParams, IsoTime, ListOf, NoQuery, NOT_FOUND, OptionalText, OrNull, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
 import { Filter, ListQuery } from '../shared/list-query.ts';
 
 // Every shape of /v1/events, declared once.
@@ -11,7 +11,7 @@ export const EventListQuery = ListQuery({
 });
 export type EventListQuery = Static<typeof EventListQuery>;
 
-export const RedeliverBody = Body({ endpoint_id: OptionalText({ description: 'Only to this endpoint; every subscribed endpoint when omitted.' }) }, 'The request body must be a JSON object, e.g. {"endpoint_id": "we_…"} or {}.');
+export const RedeliverBody = Body({ endpoint_id: OptionalText({ description: 'Only to this endpoint; every subscribed endpoint when omitted.' }) }, 'The request body must be a JSON object, e.g. {"endpoint_id": "we_…"} or {}.', { optional: true });
 export type RedeliverBody = Static<typeof RedeliverBody>;
 
 export const EventSchema = Type.Object(
@@ -60,6 +60,7 @@ export const retrieveEventSchema = {
   summary: 'Retrieve an event',
   tags,
   params: IdParams,
+  querystring: NoQuery,
   response: { 200: { ...Type.Ref('Event'), description: 'The event.' }, ...COMMON_ERRORS, ...NOT_FOUND },
 };
 
@@ -68,6 +69,7 @@ export const listDeliveriesSchema = {
   summary: 'Every delivery attempt of an event, oldest first',
   tags,
   params: IdParams,
+  querystring: NoQuery,
   response: { 200: { ...ListOf('DeliveryAttempt'), description: 'The attempts.' }, ...COMMON_ERRORS, ...NOT_FOUND },
 };
 
@@ -77,6 +79,7 @@ export const redeliverSchema = {
   tags,
   params: IdParams,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
   body: RedeliverBody,
   response: {
     200: Type.Object({ object: Type.Literal('redelivery'), event_id: Type.String(), queued: Type.Integer({ description: 'How many deliveries were queued.' }) }, { description: 'The deliveries are queued.' }),

@@ -11,6 +11,8 @@ import {
   ListOf,
   Nested,
   NOT_FOUND,
+  NoQuery,
+  OptionalList,
   OptionalText,
   OptionalTimestamp,
   OrNull,
@@ -35,12 +37,7 @@ export const CreateOrderBody = Body(
     amount: Amount({ description: 'Minor units of currency, at least 1 and at most 999,999,999 major units (e.g. 2500 is 25.00 EUR; 2500 JPY is 2500 yen).' }),
     currency: Text({ description: 'ISO 4217, uppercase, e.g. EUR.' }),
     reference: Text({ description: 'Your reference: any Unicode, 1-255 characters. It is on every event, webhook, receipt and list filter.' }),
-    line_items: Type.Optional(
-      Type.Array(LineItemInput, {
-        description: 'At most 100; when given, their amounts must sum to amount.',
-        'x-error': { code: 'parameter_invalid_array', message: 'line_items must be an array of {name, amount} objects.' },
-      }),
-    ),
+    line_items: OptionalList(LineItemInput, 'line_items must be an array of {name, amount} objects.', { description: 'At most 100; when given, their amounts must sum to amount.' }),
     return_url: OptionalText({ description: 'Absolute http(s) URL the customer returns to after paying, with order_id and reference added.' }),
     expires_at: OptionalTimestamp({ description: 'When the checkout closes: 5 minutes to 30 days ahead; 24 hours when omitted.' }),
   },
@@ -98,6 +95,7 @@ export const createOrderSchema = {
   summary: 'Create an order and receive its checkout URL',
   tags: ['orders'],
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
   body: CreateOrderBody,
   response: {
     201: orderAnswer('The order, status pending (also for an idempotent replay).'),
@@ -113,6 +111,7 @@ export const retrieveOrderSchema = {
   summary: 'Retrieve an order',
   tags: ['orders'],
   params: IdParams,
+  querystring: NoQuery,
   response: { 200: orderAnswer('The order.'), ...COMMON_ERRORS, ...NOT_FOUND },
 };
 

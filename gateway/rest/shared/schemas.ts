@@ -18,6 +18,8 @@ export interface ErrorNote {
 export const ERROR_NOTE = 'x-error';
 /** Marks an amount in minor units: a type error states the minor-unit rule for the body's currency. */
 export const AMOUNT_NOTE = 'x-amount';
+/** Marks a body the caller may leave out (each route reads none as `{}`); the OpenAPI document says it is not required. */
+export const OPTIONAL_BODY_NOTE = 'x-optional-body';
 
 function note(code: string, message: string): Record<string, ErrorNote> {
   return { [ERROR_NOTE]: { code, message } };
@@ -66,16 +68,31 @@ export function OptionalTimestamp(options: { description?: string } = {}) {
   return Type.Optional(nullable(Timestamp(options)));
 }
 
-/** A list of strings; `message` says what belongs in it (`{param}` is the list's name). */
-export function StringList(message: string, options: { description?: string } = {}) {
+/** An optional list of strings (null counts as absent); `message` says what belongs in it (`{param}` is the list's name). */
+export function OptionalStringList(message: string, options: { description?: string } = {}) {
   const item = note('parameter_invalid_array', message.replaceAll('{param}', '{list}'));
-  return Type.Array(Type.String(item), { ...options, ...note('parameter_invalid_array', message) });
+  return Type.Optional(nullable(Type.Array(Type.String(item), { ...options, ...note('parameter_invalid_array', message) })));
 }
 
-/** A request body: a JSON object with exactly these properties; `message` shows one when something else came. */
-export function Body<P extends Type.TProperties>(properties: P, message: string, options: { description?: string } = {}) {
-  return Type.Object(properties, { additionalProperties: false, ...options, ...note('parameter_invalid_object', message) });
+/** An optional list of objects (null counts as absent). */
+export function OptionalList<T extends TSchema>(items: T, message: string, options: { description?: string } = {}) {
+  return Type.Optional(nullable(Type.Array(items, { ...options, ...note('parameter_invalid_array', message) })));
 }
+
+/**
+ * A request body: a JSON object with exactly these properties; `message` shows one when something else came.
+ * `optional`: the caller may send no body at all (the route must read none as `{}`: emptyBodyIsEmptyObject).
+ */
+export function Body<P extends Type.TProperties>(properties: P, message: string, options: { description?: string; optional?: boolean } = {}) {
+  const { optional, ...rest } = options;
+  return Type.Object(properties, { additionalProperties: false, ...rest, ...note('parameter_invalid_object', message), ...(optional ? { [OPTIONAL_BODY_NOTE]: true } : {}) });
+}
+
+/** The query of a route that takes none: any parameter is refused by name. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** The body of an action that takes no parameters: none, or `{}`. */
+export const NoBody = Body({}, 'This call takes no parameters: send no body, or {}.', { optional: true });
 
 /** A nested object of a request body (a line item, say). */
 export function Nested<P extends Type.TProperties>(properties: P, message: string) {
@@ -146,7 +163,8 @@ export const BODY_ERRORS = {
 
 /** The error answers of a route that changes state (Idempotency-Key). */
 export const STATE_CHANGE_ERRORS = {
-  409: errorAnswer('A request with this Idempotency-Key is still in flight elsewhere, or the object changed concurrently; retry.'),
+  409: errorAnswer('The object changed concurrently (concurrent_change); retry with the same Idempotency-Key.'),
+  422: errorAnswer('The same Idempotency-Key came with another request (idempotency_key_reused), or the object\'s state forbids the change (the code says which).'),
 } as const;
 
 /** A described error answer of one route. */

@@ -1,16 +1,21 @@
 import type { FastifyServerOptions } from 'fastify';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { findCurrency } from '../../../src/domain/money/currency.ts';
 import { invalidParam, type RestError } from './rest-error.ts';
-import { AMOUNT_NOTE, ERROR_NOTE, type ErrorNote } from './schemas.ts';
+import { AMOUNT_NOTE, ERROR_NOTE, OPTIONAL_BODY_NOTE, type ErrorNote } from './schemas.ts';
 
 // Fastify validates each REST request with its route's schema (schemas.ts). This file sets up its
 // Ajv and turns Ajv's errors into ours: the same codes, params and messages the hand checks gave.
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** An ISO 8601 date-time with a zone that names a real instant (2030-02-31 does not). */
+/** An ISO 8601 date-time with a zone that names a real day and time (2030-02-31 and 24:30 do not: Date would roll them over). */
 function isDateTime(value: string): boolean {
-  return ISO_8601.test(value) && !Number.isNaN(new Date(value).getTime());
+  if (!ISO_8601.test(value) || Number.isNaN(new Date(value).getTime())) return false;
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const [hour, minute] = value.slice(11, 16).split(':').map(Number) as [number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return calendar.getUTCFullYear() === year && calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day && hour < 24 && minute < 60;
 }
 
 interface AjvLike {
@@ -18,21 +23,44 @@ interface AjvLike {
   addFormat(name: string, format: { type: 'string'; validate: (value: string) => boolean }): unknown;
 }
 
+/** Our annotations allowed as keywords, and our date-time format (not ajv-formats' RFC 3339: seconds optional, as the hand checks accepted). */
+function extend(ajv: unknown): void {
+  const it = ajv as AjvLike;
+  it.addKeyword({ keyword: ERROR_NOTE, schemaType: 'object' });
+  it.addKeyword({ keyword: AMOUNT_NOTE, schemaType: 'boolean' });
+  it.addKeyword({ keyword: OPTIONAL_BODY_NOTE, schemaType: 'boolean' });
+  it.addFormat('date-time', { type: 'string', validate: isDateTime });
+}
+
+/** How both validators judge: JSON as it came (no coercion of "1" to 1, no removal of unknown fields, no defaults), and Infinity is not a number. */
+const JUDGE_AS_SENT = { coerceTypes: false, removeAdditional: false, useDefaults: false, strictNumbers: true } as const;
+
 /**
- * Fastify's Ajv, set to judge JSON as it came: no coercion of "1" to 1, no removal of unknown
- * fields, no defaults filled in; every error reported (toParamError chooses the one to tell);
- * Infinity is not a number; and our annotations allowed as keywords.
+ * Fastify's Ajv: stops at the first error, so a request that fails costs little before its
+ * credentials are judged. Which error to tell is {@link schemaErrors}' to find, afterwards.
  */
 export const AJV_OPTIONS: NonNullable<FastifyServerOptions['ajv']> = {
-  customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true, strictNumbers: true },
-  onCreate: (ajv: unknown) => {
-    const it = ajv as AjvLike;
-    it.addKeyword({ keyword: ERROR_NOTE, schemaType: 'object' });
-    it.addKeyword({ keyword: AMOUNT_NOTE, schemaType: 'boolean' });
-    // Ours, not ajv-formats' RFC 3339: seconds optional, as the hand checks accepted.
-    it.addFormat('date-time', { type: 'string', validate: isDateTime });
-  },
+  customOptions: { ...JUDGE_AS_SENT, allErrors: false },
+  onCreate: extend,
 };
+
+/** A second Ajv that reports every error with its schema, for the request's own error message. */
+const reporting = new Ajv({ ...JUDGE_AS_SENT, allErrors: true, verbose: true, strict: false });
+extend(reporting);
+const reporters = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Every error of `value` against `schema`: run only for a request that failed Fastify's validation
+ * and whose credentials passed (an anonymous caller cannot make us enumerate a huge body's errors).
+ */
+export function schemaErrors(schema: Record<string, unknown>, value: unknown): SchemaError[] {
+  let validate = reporters.get(schema);
+  if (!validate) {
+    validate = reporting.compile(schema);
+    reporters.set(schema, validate);
+  }
+  return validate(value) ? [] : ((validate.errors ?? []) as SchemaError[]);
+}
 
 /** The part of an Ajv error we read (verbose mode). */
 export interface SchemaError {
@@ -92,12 +120,14 @@ export function toParamError(errors: readonly SchemaError[], part: string, body:
 
   if (error.keyword === 'additionalProperties') {
     const known = Object.keys((error.parentSchema?.properties as Record<string, unknown> | undefined) ?? {}).join(', ');
+    if (known === '') return invalidParam('parameter_unknown', param, `Received unknown ${query ? 'query ' : ''}parameter: ${param}. This call takes none.`);
     return query
       ? invalidParam('parameter_unknown', param, `Received unknown query parameter: ${param}. Known: ${known}.`)
       : invalidParam('parameter_unknown', param, `Received unknown parameter: ${param}. Known parameters: ${known}.`);
   }
   // A required field that is absent, or null (which the API reads as absent).
-  if (error.keyword === 'required' || (error.keyword === 'type' && error.data === null && segments.length > 0)) {
+  const property = segments.length > 0 && !/^\d+$/.test(segments[segments.length - 1]!);
+  if (error.keyword === 'required' || (error.keyword === 'type' && error.data === null && property)) {
     return invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
   }
   if (error.parentSchema?.[AMOUNT_NOTE] === true) return amountError(param, error, body);

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TestHelperService } from '../../../src/gen/checkout/v1/test_helpers_pb.ts';
 import { orderJson } from '../orders/order-json.ts';
 import { coreCall } from '../shared/core-call.ts';
-import { COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
+import { BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NoBody, NoQuery, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
+import { emptyBodyIsEmptyObject } from '../shared/body.ts';
 
 const simulateTransferSchema = {
   operationId: 'simulateTransfer',
@@ -12,18 +13,21 @@ const simulateTransferSchema = {
   tags: ['test_helpers'],
   params: IdParams,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
+  body: NoBody,
   response: {
     200: { ...Type.Ref('Order'), description: 'The paid order.' },
     ...COMMON_ERRORS,
     ...NOT_FOUND,
     ...STATE_CHANGE_ERRORS,
+    ...BODY_ERRORS,
     422: ErrorAnswer('The order is already paid (order_already_paid) or expired (order_expired).'),
   },
 };
 
 /** Registers /v1/test_helpers: test-mode simulations (refused with live keys). */
 export function registerTestHelperRoutes(app: FastifyInstance, helpers: Client<typeof TestHelperService>): void {
-  app.post<{ Params: IdParams }>('/v1/test_helpers/orders/:id/simulate_transfer', { schema: simulateTransferSchema }, async (req) => {
+  app.post<{ Params: IdParams }>('/v1/test_helpers/orders/:id/simulate_transfer', { schema: simulateTransferSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
     const res = await helpers.simulateBankTransfer({ orderId: req.params.id }, coreCall(req));
     return orderJson(res.order!);
   });

@@ -27,7 +27,7 @@ import {
  * refused here because Protobuf cannot tell it from an absent one.
  * @throws RestError enabled_events_invalid
  */
-function subscription(events: string[] | undefined): string[] {
+function subscription(events: string[] | null | undefined): string[] {
   if (events?.length === 0) throw invalidParam('enabled_events_invalid', 'enabled_events', 'enabled_events needs at least one event type, or "*" for all; leave it out to subscribe to every event.');
   return events ?? ['*'];
 }
@@ -52,7 +52,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, endpoints: C
 
   app.patch<{ Params: IdParams; Body: UpdateEndpointBody }>('/v1/webhook_endpoints/:id', { schema: updateEndpointSchema }, async (req) => {
     const body = req.body;
-    const events = body.enabled_events;
+    const events = body.enabled_events ?? undefined;
     const res = await endpoints.updateWebhookEndpoint(
       {
         id: req.params.id,
@@ -67,7 +67,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, endpoints: C
     return endpointJson(res.endpoint!);
   });
 
-  app.delete<{ Params: IdParams }>('/v1/webhook_endpoints/:id', { schema: deleteEndpointSchema }, async (req) => {
+  app.delete<{ Params: IdParams }>('/v1/webhook_endpoints/:id', { schema: deleteEndpointSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
     const res = await endpoints.deleteWebhookEndpoint({ id: req.params.id }, coreCall(req));
     return { id: res.id, object: 'webhook_endpoint', deleted: true };
   });

@@ -13,7 +13,9 @@ import {
   OptionalText,
   OrNull,
   STATE_CHANGE_ERRORS,
-  StringList,
+  OptionalStringList,
+  NoBody,
+  NoQuery,
   Text,
   Timestamp,
 } from '../shared/schemas.ts';
@@ -25,7 +27,7 @@ const EVENT_LIST = '{param} must be an array of event type strings, e.g. ["order
 export const CreateEndpointBody = Body(
   {
     url: Text({ description: 'https in live mode, never a private or loopback address; test mode may use http. Refused addresses are listed in docs/webhooks.md.' }),
-    enabled_events: Type.Optional(StringList(EVENT_LIST, { description: 'Event types, or ["*"] (the default) for all; at least one.' })),
+    enabled_events: OptionalStringList(EVENT_LIST, { description: 'Event types, or ["*"] (the default) for all; at least one.' }),
     description: OptionalText({ description: 'At most 500 characters.' }),
   },
   'The request body must be a JSON object, e.g. {"url": "https://shop.example/webhooks", "enabled_events": ["*"]}.',
@@ -35,7 +37,7 @@ export type CreateEndpointBody = Static<typeof CreateEndpointBody>;
 export const UpdateEndpointBody = Body(
   {
     url: OptionalText(),
-    enabled_events: Type.Optional(StringList(EVENT_LIST)),
+    enabled_events: OptionalStringList(EVENT_LIST),
     description: OptionalText(),
     disabled: OptionalFlag({ description: 'true stops deliveries (disabled_reason by_merchant); false resumes them.' }),
   },
@@ -44,8 +46,9 @@ export const UpdateEndpointBody = Body(
 export type UpdateEndpointBody = Static<typeof UpdateEndpointBody>;
 
 export const RotateSecretBody = Body(
-  { overlap_seconds: OptionalInteger({ description: 'How long the old secret keeps signing too: 1 to 604800 seconds; 86400 when omitted.' }) },
+  { overlap_seconds: OptionalInteger({ description: 'How long the old secret keeps signing too: 1 to 604800 seconds; 86400 when omitted or 0.' }) },
   'The request body must be a JSON object, e.g. {"overlap_seconds": 86400}.',
+  { optional: true },
 );
 export type RotateSecretBody = Static<typeof RotateSecretBody>;
 
@@ -60,7 +63,7 @@ export const EndpointSchema = Type.Object(
     enabled_events: Type.Array(Type.String()),
     description: Type.String(),
     status: Type.String({ enum: ['enabled', 'disabled'] }),
-    disabled_reason: OrNull(Type.String({ enum: ['by_merchant', 'no_url', 'failing'] })),
+    disabled_reason: Type.Union([Type.Null(), Type.String({ enum: ['by_merchant', 'no_url', 'failing'] })]),
     is_default: Type.Boolean({ description: 'The endpoint every sandbox starts with; it can be disabled, not deleted.' }),
     livemode: Type.Boolean(),
     created: OrNull(IsoTime()),
@@ -86,6 +89,7 @@ export const createEndpointSchema = {
   summary: 'Register a webhook endpoint; the response carries its signing secret, once',
   tags,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
   body: CreateEndpointBody,
   response: { 201: withSecretAnswer('The endpoint with its secret.'), ...COMMON_ERRORS, ...BODY_ERRORS, ...STATE_CHANGE_ERRORS },
 };
@@ -94,6 +98,7 @@ export const listEndpointsSchema = {
   operationId: 'listWebhookEndpoints',
   summary: 'List webhook endpoints, newest first',
   tags,
+  querystring: NoQuery,
   response: { 200: { ...ListOf('WebhookEndpoint'), description: 'Every endpoint of this mode (at most 16).' }, ...COMMON_ERRORS },
 };
 
@@ -102,6 +107,7 @@ export const retrieveEndpointSchema = {
   summary: 'Retrieve a webhook endpoint',
   tags,
   params: IdParams,
+  querystring: NoQuery,
   response: { 200: endpointAnswer('The endpoint.'), ...COMMON_ERRORS, ...NOT_FOUND },
 };
 
@@ -111,6 +117,7 @@ export const updateEndpointSchema = {
   tags,
   params: IdParams,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
   body: UpdateEndpointBody,
   response: { 200: endpointAnswer('The endpoint.'), ...COMMON_ERRORS, ...NOT_FOUND, ...BODY_ERRORS, ...STATE_CHANGE_ERRORS },
 };
@@ -121,6 +128,8 @@ export const deleteEndpointSchema = {
   tags,
   params: IdParams,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
+  body: NoBody,
   response: {
     200: Type.Object({ id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true) }, { description: 'The endpoint is gone.' }),
     ...COMMON_ERRORS,
@@ -135,6 +144,7 @@ export const rotateSecretSchema = {
   tags,
   params: IdParams,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
   body: RotateSecretBody,
   response: { 200: withSecretAnswer('The endpoint with its new secret and old_secret_expires_at.'), ...COMMON_ERRORS, ...NOT_FOUND, ...BODY_ERRORS, ...STATE_CHANGE_ERRORS },
 };
@@ -145,6 +155,7 @@ export const replaySchema = {
   tags,
   params: IdParams,
   headers: IdempotencyHeaders,
+  querystring: NoQuery,
   body: ReplayBody,
   response: {
     200: Type.Object({ object: Type.Literal('replay'), endpoint_id: Type.String(), queued: Type.Integer({ description: 'How many events were queued.' }) }, { description: 'The events are queued.' }),

@@ -62,20 +62,46 @@ const CONFLICTS: Readonly<Record<string, string>> = {
 /**
  * Runs a database call, turning the store's errors into the ports' own:
  * "cannot reach Postgres" becomes ServiceUnavailableError, a unique
- * violation (a race another request won) ConflictError; any other error
- * (a fault of ours) goes through.
+ * violation (a race another request won), a deadlock or a serialization
+ * failure ConflictError; any other error (a fault of ours) goes through.
  * @throws ServiceUnavailableError when Postgres is unreachable.
- * @throws ConflictError when a unique constraint refused the write.
+ * @throws ConflictError when a unique constraint refused the write, or Postgres chose this transaction as a deadlock's victim.
  */
 export async function translateErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (isUnavailable(err)) throw new ServiceUnavailableError('Postgres is unavailable', { cause: err });
-    if ((err as { code?: unknown }).code === '23505') {
+    const code = (err as { code?: unknown }).code;
+    // A deadlock or a serialization failure: Postgres rolled this transaction back in favour of another.
+    if (code === '40P01' || code === '40001') {
+      throw new ConflictError('The change met another one made at the same time and was rolled back.', { cause: err });
+    }
+    if (code === '23505') {
       const constraint = String((err as { constraint?: unknown }).constraint ?? '');
       throw new ConflictError(CONFLICTS[constraint] ?? 'The change conflicts with one made at the same time.', { cause: err });
     }
     throw err;
+  }
+}
+
+/** True when Postgres rolled the transaction back as a deadlock's victim or for a serialization failure: retrying it may succeed. */
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * Runs a transaction of its own again when Postgres picked it as a deadlock's victim, up to
+ * `attempts` times: for work with no effect outside the database, whose rows another statement
+ * may lock in another order (a dispatcher claiming the deliveries an endpoint deletion fails).
+ */
+export async function retryingDeadlocks<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= attempts || !isRetryable(err)) throw err;
+    }
   }
 }

@@ -85,19 +85,27 @@ export type OnInternalError = (err: unknown, requestId: string) => void;
 
 /**
  * Wraps a service implementation: every method first checks its request
- * with {@link checkRequestStrings}, and whatever it throws reaches the client
+ * with {@link checkRequestStrings} (when that fails and the service takes API
+ * keys, `credentialsFirst` judges the key before the check's error is told),
+ * and whatever it throws reaches the client
  * as the ConnectError {@link toConnectError} chooses. This is the one place
  * that turns an unknown fault into internal_error, after logging it with the
  * request id: the gateway's (REST's Request-Id, forwarded) or one made here,
  * which the answer then carries as request-id.
  */
-export function guardRequests<S extends DescService>(service: S, impl: ServiceImpl<S>, onInternalError: OnInternalError, newRequestId: () => string): ServiceImpl<S> {
+export function guardRequests<S extends DescService>(
+  service: S,
+  impl: ServiceImpl<S>,
+  onInternalError: OnInternalError,
+  newRequestId: () => string,
+  credentialsFirst?: (ctx: HandlerContext) => Promise<unknown>,
+): ServiceImpl<S> {
   const guarded: Record<string, unknown> = {};
   const methods = impl as unknown as Record<string, (req: Record<string, unknown>, ctx: HandlerContext) => unknown>;
   for (const method of service.methods) {
     const fn = methods[method.localName];
     if (!fn) continue;
-    const enter = (req: Record<string, unknown>, ctx: HandlerContext): ((err: unknown) => ConnectError) => {
+    const enter = async (req: Record<string, unknown>, ctx: HandlerContext): Promise<(err: unknown) => ConnectError> => {
       const trace = ctx.values.get(CALL_TRACE);
       if (trace) trace.entered = true;
       let requestId = ctx.requestHeader.get('request-id');
@@ -110,6 +118,8 @@ export function guardRequests<S extends DescService>(service: S, impl: ServiceIm
       try {
         checkRequestStrings(method.input, req);
       } catch (err) {
+        // A caller without valid credentials learns nothing about our parameters: the key is judged first.
+        if (credentialsFirst) await credentialsFirst(ctx).catch((authErr: unknown) => Promise.reject(fail(authErr)));
         throw fail(err);
       }
       return fail;
@@ -117,7 +127,7 @@ export function guardRequests<S extends DescService>(service: S, impl: ServiceIm
     guarded[method.localName] =
       method.methodKind === 'unary'
         ? async (req: Record<string, unknown>, ctx: HandlerContext) => {
-            const fail = enter(req, ctx);
+            const fail = await enter(req, ctx);
             try {
               return await fn.call(impl, req, ctx);
             } catch (err) {
@@ -125,7 +135,7 @@ export function guardRequests<S extends DescService>(service: S, impl: ServiceIm
             }
           }
         : async function* (req: Record<string, unknown>, ctx: HandlerContext) {
-            const fail = enter(req, ctx);
+            const fail = await enter(req, ctx);
             try {
               yield* fn.call(impl, req, ctx) as AsyncIterable<unknown>;
             } catch (err) {

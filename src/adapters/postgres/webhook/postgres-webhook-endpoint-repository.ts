@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../../domain/merchant/caller.ts';
 import type { DisabledReason, WebhookEndpoint } from '../../../domain/webhook/webhook-endpoint.entity.ts';
 import type { EndpointChanges, WebhookEndpointRepository } from '../../../ports/webhook/webhook-endpoint-repository.port.ts';
-import { translateErrors } from '../database.ts';
+import { retryingDeadlocks, translateErrors } from '../database.ts';
 
 interface EndpointRow {
   id: string;
@@ -95,8 +95,9 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
   }
 
   async delete(scope: Scope, id: string): Promise<boolean> {
+    // The dispatcher's claim locks pending deliveries in its own order: a deadlock with it is retried.
     return translateErrors(() =>
-      this.#knex.transaction(async (trx) => {
+      retryingDeadlocks(() => this.#knex.transaction(async (trx) => {
         const gone = await trx('webhook_endpoints')
           .where({ id, merchant_id: scope.merchantId, livemode: scope.livemode })
           .whereNull('deleted_at')
@@ -104,7 +105,7 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
         if (gone === 0) return false;
         await trx('webhook_deliveries').where({ endpoint_id: id, status: 'pending' }).update({ status: 'failed', updated_at: new Date() });
         return true;
-      }),
+      })),
     );
   }
 
