@@ -374,7 +374,7 @@ describe('the edge of the REST API', () => {
       svc.app.inject({ method: 'POST', url: '/v1/test_helpers/orders/bad-id/simulate_transfer' }),
     ];
     for (const res of await Promise.all(anonymous)) {
-      expect({ url: res.request?.url ?? '', status: res.statusCode, code: res.json().error.code }).toMatchObject({ status: 401, code: 'api_key_missing' });
+      expect({ status: res.statusCode, code: res.json().error.code }).toEqual({ status: 401, code: 'api_key_missing' });
     }
     const publishable = await get('/v1/events?order_id=bad-id', acme.test_publishable_key);
     expect(publishable.statusCode).toBe(403);
