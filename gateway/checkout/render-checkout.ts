@@ -16,7 +16,7 @@ export type CheckoutView = 'receipt' | 'expired' | 'payment';
  */
 export function checkoutView(checkout: Checkout, now: Date): CheckoutView {
   const status = checkout.order?.status;
-  if (checkout.receipt || status === OrderStatus.PAID) return 'receipt';
+  if (checkout.receipt || status === OrderStatus.PAID || status === OrderStatus.PARTIALLY_REFUNDED || status === OrderStatus.REFUNDED) return 'receipt';
   if (status === OrderStatus.EXPIRED) return 'expired';
   const expiresAt = checkout.expiresAt ?? checkout.order?.expiresAt;
   if (expiresAt && timestampDate(expiresAt).getTime() <= now.getTime()) return 'expired';

@@ -15,6 +15,9 @@ import { ENDPOINT_SCHEMAS } from './webhook-endpoints/schemas.ts';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints/routes.ts';
 import { EVENT_SCHEMAS } from './events/schemas.ts';
 import { registerEventRoutes } from './events/routes.ts';
+import { REFUND_SCHEMAS } from './refunds/schemas.ts';
+import { registerRefundRoutes } from './refunds/routes.ts';
+import { RefundService } from '../../src/gen/checkout/v1/refund_pb.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -60,7 +63,7 @@ function parsesAsJson(text: string): boolean {
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...REFUND_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -119,6 +122,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     });
     returnCoreHeaders(rest);
     registerOrderRoutes(rest, orders);
+    registerRefundRoutes(rest, createClient(RefundService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

@@ -1,3 +1,7 @@
+import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
+import { createRefundOrder } from '../application/refund/refund-order.ts';
+import { createRefundService } from '../application/refund/refund-service.ts';
+import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { HandlerContext } from '@connectrpc/connect';
 import { PostgresLedgerAudit } from '../adapters/postgres/ledger/postgres-ledger.ts';
 import type { LedgerAudit } from '../ports/ledger/ledger.port.ts';
@@ -95,7 +99,8 @@ export function createCore(options: CoreOptions): Core {
   const uow = new PostgresUnitOfWork(options.knex);
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
   const authenticate = createAuthenticate({ keys: merchants, limiter });
-  const getOrder = createGetOrder({ orders, payments: paymentStore });
+  const refundStore = new PostgresRefundRepository(options.knex);
+  const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore });
   const payments = createPayments({
     uow,
     reads: { orders, payments: paymentStore },
@@ -114,11 +119,12 @@ export function createCore(options: CoreOptions): Core {
     authenticate,
     createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
-    listOrders: createListOrders({ orders, payments: paymentStore }),
+    listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore }),
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
   const idempotent = createIdempotent(uow);
   const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent });
+  const refundService = createRefundService({ authenticate, idempotent, refunds: createRefundOrder(payments.kit, { refunds: refundStore }), payments: paymentStore });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
@@ -142,6 +148,7 @@ export function createCore(options: CoreOptions): Core {
       router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError, newRequestId, secretKey));
       router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError, newRequestId, secretKey));
       router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId, secretKey));
+      router.service(RefundService, guardRequests(RefundService, refundService, onInternalError, newRequestId, secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),

@@ -1,5 +1,6 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { OrderStatus, type Order, type PaymentAttempt } from '../../../src/gen/checkout/v1/order_pb.ts';
+import { refundJson, type RefundJson } from '../refunds/refund-json.ts';
 
 /** An order as the REST API shows it: snake_case, amounts as JSON integers. */
 export interface OrderJson {
@@ -14,7 +15,8 @@ export interface OrderJson {
   return_url: string | null;
   method: string | null;
   settlement: { currency: string; amount: number } | null;
-  refunds: never[];
+  refunds: RefundJson[];
+  amount_refunded: number;
   attempts: AttemptJson[];
   created: string;
   expires_at: string;
@@ -63,6 +65,8 @@ const STATUS_JSON: { readonly [S in KnownStatus]: string } = {
   [OrderStatus.PAID]: 'paid',
   [OrderStatus.EXPIRED]: 'expired',
   [OrderStatus.FAILED]: 'failed',
+  [OrderStatus.PARTIALLY_REFUNDED]: 'partially_refunded',
+  [OrderStatus.REFUNDED]: 'refunded',
 };
 
 /**
@@ -89,7 +93,8 @@ export function orderJson(order: Order): OrderJson {
     return_url: order.returnUrl ?? null,
     method: order.method ?? null,
     settlement: order.settlement ? { currency: order.settlement.currency, amount: Number(order.settlement.amount) } : null,
-    refunds: [],
+    refunds: order.refunds.map(refundJson),
+    amount_refunded: Number(order.amountRefunded),
     attempts: order.attempts.map(attemptJson),
     created: isoOf(order.created),
     expires_at: isoOf(order.expiresAt),

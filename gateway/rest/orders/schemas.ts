@@ -71,7 +71,10 @@ export const OrderSchema = Type.Object(
     reference: Type.String(),
     amount: Type.Integer({ description: 'Minor units.' }),
     currency: Type.String(),
-    status: Type.String({ enum: ['pending', 'failed', 'paid', 'expired'], description: 'failed is not final: the customer may pay until expires_at.' }),
+    status: Type.String({
+      enum: ['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded'],
+      description: 'failed is not final: the customer may pay until expires_at. A paid order becomes partially_refunded, then refunded.',
+    }),
     checkout_url: Type.String({ format: 'uri', description: '<checkout host>/c/<order id suffix>' }),
     line_items: Type.Array(Type.Object({ name: Type.String(), amount: Type.Integer() })),
     return_url: OrNull(Type.String()),
@@ -79,7 +82,8 @@ export const OrderSchema = Type.Object(
     settlement: Type.Union([Type.Null(), Type.Object({ currency: Type.String(), amount: Type.Integer() })], {
       description: 'What the merchant receives, in the settlement currency, once paid.',
     }),
-    refunds: Type.Array(Type.Object({}, { additionalProperties: true })),
+    refunds: Type.Array(Type.Ref('Refund'), { description: 'Every refund of the order, oldest first.' }),
+    amount_refunded: Type.Integer({ description: 'Minor units refunded so far (succeeded refunds).' }),
     attempts: Type.Array(Type.Ref('PaymentAttempt')),
     created: IsoTime(),
     expires_at: IsoTime(),

@@ -9,6 +9,7 @@ import { PostgresWebhookDeliveryQueue } from './webhook/postgres-webhook-deliver
 import { PostgresWebhookEndpointRepository } from './webhook/postgres-webhook-endpoint-repository.ts';
 import { PostgresPaymentRepository } from './payment/postgres-payment-repository.ts';
 import { PostgresLedgerJournal } from './ledger/postgres-ledger.ts';
+import { PostgresRefundRepository } from './refund/postgres-refund-repository.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -31,6 +32,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
           {
             orders: new PostgresOrderRepository(trx),
             payments: new PostgresPaymentRepository(trx),
+            refunds: new PostgresRefundRepository(trx),
             merchants: new PostgresMerchantRepository(trx),
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),

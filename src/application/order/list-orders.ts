@@ -1,6 +1,7 @@
 import { ApplicationError } from '../shared/application-error.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
 import type { OrderRepository } from '../../ports/order/order-repository.port.ts';
+import type { RefundRepository } from '../../ports/refund/refund-repository.port.ts';
 import type { PaymentRepository } from '../../ports/payment/payment-repository.port.ts';
 import type { OrderDetails } from './get-order.ts';
 
@@ -15,7 +16,7 @@ export type ListOrdersUseCase = (
 ) => Promise<{ orders: OrderDetails[]; hasMore: boolean }>;
 
 /** Creates the order-listing use case. */
-export function createListOrders(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository }): ListOrdersUseCase {
+export function createListOrders(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository; readonly refunds: RefundRepository }): ListOrdersUseCase {
   return async (scope, query) => {
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
@@ -23,6 +24,8 @@ export function createListOrders(deps: { readonly orders: OrderRepository; reado
     }
     const page = await deps.orders.list(scope, { limit, startingAfter: query.startingAfter, reference: query.reference });
     const attempts = await deps.payments.listAttemptsForOrders(page.orders.map((order) => order.id));
-    return { orders: page.orders.map((order) => ({ order, attempts: attempts.get(order.id) ?? [] })), hasMore: page.hasMore };
+    const paid = page.orders.filter((order) => order.status === 'paid' || order.amountRefunded > 0n).map((order) => order.id);
+    const refunds = await deps.refunds.listForOrders(paid);
+    return { orders: page.orders.map((order) => ({ order, attempts: attempts.get(order.id) ?? [], refunds: refunds.get(order.id) ?? [] })), hasMore: page.hasMore };
   };
 }

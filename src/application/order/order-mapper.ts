@@ -3,6 +3,8 @@ import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   OrderSchema,
   PaymentAttemptSchema,
+  RefundSchema,
+  type Refund as ProtoRefund,
   type PaymentAttempt as ProtoPaymentAttempt,
   OrderStatus as ProtoOrderStatus,
   type CreateOrderRequest,
@@ -11,12 +13,15 @@ import {
 import type { CreateOrderCommand } from '../../domain/order/create-order.ts';
 import type { Order, OrderStatus } from '../../domain/order/order.entity.ts';
 import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
+import type { Refund } from '../../domain/refund/refund.entity.ts';
 
 const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   pending: ProtoOrderStatus.PENDING,
   paid: ProtoOrderStatus.PAID,
   expired: ProtoOrderStatus.EXPIRED,
   failed: ProtoOrderStatus.FAILED,
+  partially_refunded: ProtoOrderStatus.PARTIALLY_REFUNDED,
+  refunded: ProtoOrderStatus.REFUNDED,
 };
 
 /** Maps a payment attempt to its proto message. */
@@ -36,7 +41,7 @@ export function attemptToProto(attempt: PaymentAttempt): ProtoPaymentAttempt {
 }
 
 /** Maps a domain order (and its attempts, when known) to its proto message. */
-export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = []): ProtoOrder {
+export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = [], refunds: readonly Refund[] = []): ProtoOrder {
   return create(OrderSchema, {
     id: order.id,
     reference: order.reference,
@@ -52,6 +57,24 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     settlement: order.settlement ? { currency: order.settlement.currency, amount: order.settlement.amount } : undefined,
     expiresAt: timestampFromDate(order.expiresAt),
     attempts: attempts.map(attemptToProto),
+    amountRefunded: order.amountRefunded,
+    refunds: refunds.map(refundToProto),
+  });
+}
+
+/** Maps a refund to its proto message. */
+export function refundToProto(refund: Refund): ProtoRefund {
+  return create(RefundSchema, {
+    id: refund.id,
+    orderId: refund.orderId,
+    reference: refund.reference,
+    amount: refund.amount,
+    currency: refund.currency,
+    reason: refund.reason,
+    note: refund.note,
+    status: refund.status,
+    created: timestampFromDate(refund.createdAt),
+    failureCode: refund.failureCode ?? '',
   });
 }
 

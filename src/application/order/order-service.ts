@@ -41,7 +41,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
     getOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
       const details = await deps.getOrder(caller, req.id);
-      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts) });
+      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
     },
     listOrders: async (req, ctx) => {
       const caller = await secretCaller(ctx);
@@ -50,7 +50,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
         startingAfter: req.startingAfter,
         reference: req.reference,
       });
-      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts)), hasMore: page.hasMore });
+      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds)), hasMore: page.hasMore });
     },
   };
 }

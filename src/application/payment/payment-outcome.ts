@@ -1,6 +1,7 @@
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
 import type { PaymentChange } from '../../domain/payment/payment.entity.ts';
 import { DomainError } from '../../domain/shared/domain-error.ts';
+import { isPaid } from '../../domain/order/order-transitions.ts';
 import { attemptsOf, type PaymentKit, type Settled } from './payment-kit.ts';
 
 /** Where a payment left the order. */
@@ -13,7 +14,7 @@ export interface PaymentOutcome {
 
 /** The outcome a settled payment gives its caller. @throws DomainError checkout.expired when the order expired instead. */
 export function outcomeOf(settled: Settled, change: Pick<PaymentChange, 'leg'>): PaymentOutcome {
-  if (settled.order.status === 'paid') return { status: 'succeeded', settled, challenge: undefined, declineCode: undefined };
+  if (isPaid(settled.order)) return { status: 'succeeded', settled, challenge: undefined, declineCode: undefined };
   if (settled.order.status === 'expired') throw new DomainError('checkout.expired', 'This checkout has expired.');
   if (change.leg.status === 'requires_authentication') {
     return { status: 'requires_authentication', settled, challenge: { attemptId: change.leg.id, testCode: change.leg.challengeTestCode ?? undefined }, declineCode: undefined };

@@ -48,6 +48,12 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'webhook.default_endpoint': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'default_endpoint_protected' },
   'webhook.overlap_invalid': invalidRequest('overlap_invalid'),
   'webhook.endpoint_limit_reached': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'endpoint_limit_reached' },
+  // 409, as for any request the object's state refuses (Stripe answers a refund of an unpaid charge alike).
+  'refund.order_not_refundable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_refundable' },
+  'refund.exceeds_remaining': invalidRequest('refund_exceeds_remaining'),
+  'refund.reason_invalid': invalidRequest('reason_invalid'),
+  'refund.note_invalid': invalidRequest('note_invalid'),
+  'refund.amount_invalid': invalidRequest('amount_invalid'),
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */

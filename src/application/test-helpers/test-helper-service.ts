@@ -28,7 +28,7 @@ export function createTestHelperService(deps: {
         const { order } = await getOrder(caller, req.orderId);
         await deps.receiveTransfer(tx, afterCommit, order.id);
         const details = await getOrder(caller, req.orderId);
-        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts) });
+        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
       });
     },
   };

@@ -4,7 +4,7 @@ import { debitCredit, ledgerTransaction, unbalancedReason } from './ledger.ts';
 import { capturePosting } from './postings.ts';
 import { settlementBreakdown } from '../payment/settlement.ts';
 
-const fields = { id: 'ltx_capture_pay_1', kind: 'capture', merchantId: 'mer_1', livemode: false, orderId: 'ord_1', paymentId: 'pay_1', reference: 'r', createdAt: new Date(0) } as const;
+const fields = { id: 'ltx_capture_pay_1', kind: 'capture', merchantId: 'mer_1', livemode: false, orderId: 'ord_1', paymentId: 'pay_1', refundId: null, reference: 'r', createdAt: new Date(0) } as const;
 
 describe('the balancing rule', () => {
   it('needs two entries, no zero entry, and equal debits and credits in each currency', () => {

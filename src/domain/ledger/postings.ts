@@ -1,5 +1,5 @@
 import type { Money } from '../money/money.ts';
-import type { SettlementBreakdown } from '../payment/settlement.ts';
+import { convert, type SettlementBreakdown } from '../payment/settlement.ts';
 import { debitCredit, ledgerTransaction, ledgerTransactionId, type LedgerTransaction } from './ledger.ts';
 
 // The posting rules: which accounts each event of an order's life moves money between.
@@ -41,6 +41,7 @@ export function capturePosting(facts: CaptureFacts): LedgerTransaction {
       livemode: facts.livemode,
       orderId: facts.orderId,
       paymentId: facts.paymentId,
+      refundId: null,
       reference: facts.reference,
       createdAt: facts.at,
     },
@@ -49,5 +50,51 @@ export function capturePosting(facts: CaptureFacts): LedgerTransaction {
       ...debitCredit('merchant_pending', 'fees_earned', settled.currency, settlement.percentageFee, 'percentage_fee'),
       ...debitCredit('merchant_pending', 'fees_earned', settled.currency, settlement.fixedFee, 'fixed_fee'),
     ],
+  );
+}
+
+/** What a succeeded refund posts from. */
+export interface RefundFacts {
+  readonly refundId: string;
+  readonly paymentId: string;
+  readonly orderId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly reference: string;
+  /** The amount refunded, in the order's currency. */
+  readonly refunded: Money;
+  /** The merchant's settlement currency. */
+  readonly settlementCurrency: string;
+  readonly at: Date;
+}
+
+/**
+ * A refund: the merchant's balance (merchant_pending) pays it, and we owe it to the acquirer, who
+ * returns it to the card (acquirer_clearing). Fees are not returned. In another settlement
+ * currency, the amount passes back through currency_conversion at the reference rate.
+ */
+export function refundPosting(facts: RefundFacts): LedgerTransaction {
+  const { refunded } = facts;
+  const converted = convert(refunded, facts.settlementCurrency) ?? refunded;
+  const entries =
+    converted.currency === refunded.currency
+      ? debitCredit('merchant_pending', 'acquirer_clearing', refunded.currency, refunded.amount, 'refund')
+      : [
+          ...debitCredit('merchant_pending', 'currency_conversion', converted.currency, converted.amount, 'refund'),
+          ...debitCredit('currency_conversion', 'acquirer_clearing', refunded.currency, refunded.amount, 'conversion'),
+        ];
+  return ledgerTransaction(
+    {
+      id: ledgerTransactionId('refund', facts.refundId),
+      kind: 'refund',
+      merchantId: facts.merchantId,
+      livemode: facts.livemode,
+      orderId: facts.orderId,
+      paymentId: facts.paymentId,
+      refundId: facts.refundId,
+      reference: facts.reference,
+      createdAt: facts.at,
+    },
+    entries,
   );
 }

@@ -105,6 +105,7 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     checkoutUrl: checkoutUrlFor(ctx.checkoutHost, ctx.orderId),
     method: null,
     settlement: null,
+    amountRefunded: 0n,
     createdAt: ctx.now,
     expiresAt: command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS),
     checkoutToken: ctx.checkoutToken,

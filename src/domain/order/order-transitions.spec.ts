@@ -24,6 +24,7 @@ function anOrder(overrides: Partial<Order> = {}): Order {
     checkoutUrl: 'https://pay.example/c/abc',
     method: null,
     settlement: null,
+    amountRefunded: 0n,
     createdAt: CREATED,
     expiresAt: EXPIRES,
     checkoutToken: 'tok',

@@ -11,12 +11,14 @@ export interface Transition {
   readonly event: DomainEvent;
 }
 
-/** Which state changes are allowed. paid and expired are final (until refunds arrive). */
+/** Which state changes are allowed. expired and refunded are final. */
 const ALLOWED: { readonly [From in OrderStatus]: readonly OrderStatus[] } = {
   pending: ['paid', 'failed', 'expired'],
   failed: ['paid', 'failed', 'expired'],
-  paid: [],
+  paid: ['partially_refunded', 'refunded'],
+  partially_refunded: ['partially_refunded', 'refunded'],
   expired: [],
+  refunded: [],
 };
 
 function transition(order: Order, to: OrderStatus, changes: Partial<Order>, type: EventType, data: { [key: string]: JsonValue }, ids: { eventId: string; now: Date }): Transition {
@@ -37,7 +39,7 @@ function nextVersion(changed: Order, type: EventType, data: { [key: string]: Jso
  * @throws DomainError checkout.already_paid or checkout.expired
  */
 export function assertPayable(order: Order, now: Date): void {
-  if (order.status === 'paid') throw new DomainError('checkout.already_paid', 'This order has already been paid.');
+  if (isPaid(order)) throw new DomainError('checkout.already_paid', 'This order has already been paid.');
   if (order.status === 'expired' || now >= order.expiresAt) throw new DomainError('checkout.expired', 'This checkout has expired.');
 }
 
@@ -46,9 +48,14 @@ export function takesPayment(order: Pick<Order, 'status'>): boolean {
   return order.status === 'pending' || order.status === 'failed';
 }
 
+/** True once the order has been paid, refunded in part or in whole since or not. */
+export function isPaid(order: Pick<Order, 'status'>): boolean {
+  return order.status === 'paid' || order.status === 'partially_refunded' || order.status === 'refunded';
+}
+
 /** Why an order can no longer take the payment an attempt was making. */
 export function reasonOrderRefuses(order: Pick<Order, 'status'>): 'order_paid' | 'order_expired' {
-  return order.status === 'paid' ? 'order_paid' : 'order_expired';
+  return isPaid(order) ? 'order_paid' : 'order_expired';
 }
 
 /** True when the order is still open but past its expiry time. */
@@ -156,3 +163,36 @@ const REVERSAL_MESSAGES: { readonly [R in CancellationReason]: string } = {
   order_expired: 'The order expired while this payment was being captured; the capture was reversed.',
   attempt_abandoned: 'The process handling this payment stopped before recording it; whatever the acquirer authorized or captured was reversed.',
 };
+
+/** What a succeeded refund tells of itself on order.refunded. */
+export interface RefundFacts {
+  readonly id: string;
+  readonly amount: bigint;
+  readonly currency: string;
+  readonly reason: string;
+  readonly note: string;
+}
+
+/**
+ * paid|partially_refunded → partially_refunded|refunded as a refund succeeds; order.refunded
+ * carries the order, the refund and amount_refunded.
+ */
+export function noteRefund(order: Order, refund: RefundFacts, ids: { eventId: string; now: Date }): Transition {
+  const amountRefunded = order.amountRefunded + refund.amount;
+  if (amountRefunded > order.amount) throw new Error(`refunds of ${order.id} would exceed its amount`);
+  return transition(
+    order,
+    amountRefunded === order.amount ? 'refunded' : 'partially_refunded',
+    { amountRefunded },
+    'order.refunded',
+    {
+      id: order.id,
+      reference: order.reference,
+      amount: Number(order.amount),
+      currency: order.currency,
+      amount_refunded: Number(amountRefunded),
+      refund: { id: refund.id, amount: Number(refund.amount), currency: refund.currency, reason: refund.reason, note: refund.note },
+    },
+    ids,
+  );
+}

@@ -1,7 +1,10 @@
 import type { Money } from '../money/money.ts';
 
-/** Lifecycle states of an order. failed is not final: the customer may pay until the order expires. */
-export type OrderStatus = 'pending' | 'failed' | 'paid' | 'expired';
+/**
+ * Lifecycle states of an order. failed is not final: the customer may pay until the order expires.
+ * A paid order becomes partially_refunded, then refunded, as refunds succeed.
+ */
+export type OrderStatus = 'pending' | 'failed' | 'paid' | 'expired' | 'partially_refunded' | 'refunded';
 
 /** One line of an order, as shown on the checkout and receipt. */
 export interface LineItem {
@@ -25,6 +28,8 @@ export interface Order {
   readonly checkoutUrl: string;
   readonly method: string | null;
   readonly settlement: Money | null;
+  /** Minor units refunded so far (succeeded refunds only). */
+  readonly amountRefunded: bigint;
   readonly createdAt: Date;
   /** When the checkout stops accepting payment. */
   readonly expiresAt: Date;

@@ -32,7 +32,12 @@ export type DomainErrorCode =
   | 'webhook.events_invalid'
   | 'webhook.default_endpoint'
   | 'webhook.overlap_invalid'
-  | 'webhook.endpoint_limit_reached';
+  | 'webhook.endpoint_limit_reached'
+  | 'refund.order_not_refundable'
+  | 'refund.exceeds_remaining'
+  | 'refund.reason_invalid'
+  | 'refund.note_invalid'
+  | 'refund.amount_invalid';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

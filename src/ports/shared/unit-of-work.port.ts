@@ -6,6 +6,7 @@ import type { MerchantReader } from '../merchant/merchant-repository.port.ts';
 import type { OrderRepository } from '../order/order-repository.port.ts';
 import type { PaymentRepository } from '../payment/payment-repository.port.ts';
 import type { LedgerJournal } from '../ledger/ledger.port.ts';
+import type { RefundRepository } from '../refund/refund-repository.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
@@ -15,6 +16,7 @@ import type { LedgerJournal } from '../ledger/ledger.port.ts';
 export interface TransactionScope {
   readonly orders: OrderRepository;
   readonly payments: PaymentRepository;
+  readonly refunds: RefundRepository;
   readonly merchants: MerchantReader;
   readonly endpoints: WebhookEndpointRepository;
   readonly deliveries: WebhookDeliveryQueue;

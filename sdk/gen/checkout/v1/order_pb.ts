@@ -13,7 +13,77 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/order.proto.
  */
 export const file_checkout_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChdjaGVja291dC92MS9vcmRlci5wcm90bxILY2hlY2tvdXQudjEi3QEKDlBheW1lbnRBdHRlbXB0EgoKAmlkGAEgASgJEg4KBm1ldGhvZBgCIAEoCRINCgVyb3V0ZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFAoMZGVjbGluZV9jb2RlGAUgASgJEhYKDmF1dGhlbnRpY2F0aW9uGAYgASgJEhIKCmNhcmRfYnJhbmQYByABKAkSEgoKY2FyZF9sYXN0NBgIIAEoCRINCgVyZXRyeRgJIAEoCBIrCgdjcmVhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIoCghMaW5lSXRlbRIMCgRuYW1lGAEgASgJEg4KBmFtb3VudBgCIAEoAyIpCgVNb25leRIQCghjdXJyZW5jeRgBIAEoCRIOCgZhbW91bnQYAiABKAMi1QMKBU9yZGVyEgoKAmlkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRIOCgZhbW91bnQYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSKAoGc3RhdHVzGAUgASgOMhguY2hlY2tvdXQudjEuT3JkZXJTdGF0dXMSFAoMY2hlY2tvdXRfdXJsGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIXCgpyZXR1cm5fdXJsGAggASgJSACIAQESKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYCiABKAgSEwoGbWV0aG9kGAsgASgJSAGIAQESKwoKc2V0dGxlbWVudBgMIAEoCzISLmNoZWNrb3V0LnYxLk1vbmV5SAKIAQESLgoKZXhwaXJlc19hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYDiADKAsyGy5jaGVja291dC52MS5QYXltZW50QXR0ZW1wdEINCgtfcmV0dXJuX3VybEIJCgdfbWV0aG9kQg0KC19zZXR0bGVtZW50IuABChJDcmVhdGVPcmRlclJlcXVlc3QSDgoGYW1vdW50GAEgASgDEhAKCGN1cnJlbmN5GAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIpCgpsaW5lX2l0ZW1zGAQgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgFIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCDQoLX3JldHVybl91cmxCDQoLX2V4cGlyZXNfYXQiOAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyIiMKD0dldE9yZGVyUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASI1ChBHZXRPcmRlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIifgoRTGlzdE9yZGVyc1JlcXVlc3QSDQoFbGltaXQYASABKAUSIQoOc3RhcnRpbmdfYWZ0ZXIYAiABKAlCBMDzGAJIAIgBARIWCglyZWZlcmVuY2UYAyABKAlIAYgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXJCDAoKX3JlZmVyZW5jZSJKChJMaXN0T3JkZXJzUmVzcG9uc2USIgoGb3JkZXJzGAEgAygLMhIuY2hlY2tvdXQudjEuT3JkZXISEAoIaGFzX21vcmUYAiABKAgqjwEKC09yZGVyU3RhdHVzEhwKGE9SREVSX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE9SREVSX1NUQVRVU19QRU5ESU5HEAESFQoRT1JERVJfU1RBVFVTX1BBSUQQAhIYChRPUkRFUl9TVEFUVVNfRVhQSVJFRBADEhcKE09SREVSX1NUQVRVU19GQUlMRUQQBDKCAgoMT3JkZXJTZXJ2aWNlElAKC0NyZWF0ZU9yZGVyEh8uY2hlY2tvdXQudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0GiAuY2hlY2tvdXQudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRJMCghHZXRPcmRlchIcLmNoZWNrb3V0LnYxLkdldE9yZGVyUmVxdWVzdBodLmNoZWNrb3V0LnYxLkdldE9yZGVyUmVzcG9uc2UiA5ACARJSCgpMaXN0T3JkZXJzEh4uY2hlY2tvdXQudjEuTGlzdE9yZGVyc1JlcXVlc3QaHy5jaGVja291dC52MS5MaXN0T3JkZXJzUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_checkout_v1_field_options, file_google_protobuf_timestamp]);
+  fileDesc("ChdjaGVja291dC92MS9vcmRlci5wcm90bxILY2hlY2tvdXQudjEizAEKBlJlZnVuZBIKCgJpZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEg4KBnJlYXNvbhgGIAEoCRIMCgRub3RlGAcgASgJEg4KBnN0YXR1cxgIIAEoCRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxmYWlsdXJlX2NvZGUYCiABKAki3QEKDlBheW1lbnRBdHRlbXB0EgoKAmlkGAEgASgJEg4KBm1ldGhvZBgCIAEoCRINCgVyb3V0ZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFAoMZGVjbGluZV9jb2RlGAUgASgJEhYKDmF1dGhlbnRpY2F0aW9uGAYgASgJEhIKCmNhcmRfYnJhbmQYByABKAkSEgoKY2FyZF9sYXN0NBgIIAEoCRINCgVyZXRyeRgJIAEoCBIrCgdjcmVhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIoCghMaW5lSXRlbRIMCgRuYW1lGAEgASgJEg4KBmFtb3VudBgCIAEoAyIpCgVNb25leRIQCghjdXJyZW5jeRgBIAEoCRIOCgZhbW91bnQYAiABKAMilAQKBU9yZGVyEgoKAmlkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRIOCgZhbW91bnQYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSKAoGc3RhdHVzGAUgASgOMhguY2hlY2tvdXQudjEuT3JkZXJTdGF0dXMSFAoMY2hlY2tvdXRfdXJsGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIXCgpyZXR1cm5fdXJsGAggASgJSACIAQESKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYCiABKAgSEwoGbWV0aG9kGAsgASgJSAGIAQESKwoKc2V0dGxlbWVudBgMIAEoCzISLmNoZWNrb3V0LnYxLk1vbmV5SAKIAQESLgoKZXhwaXJlc19hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYDiADKAsyGy5jaGVja291dC52MS5QYXltZW50QXR0ZW1wdBIXCg9hbW91bnRfcmVmdW5kZWQYDyABKAMSJAoHcmVmdW5kcxgQIAMoCzITLmNoZWNrb3V0LnYxLlJlZnVuZEINCgtfcmV0dXJuX3VybEIJCgdfbWV0aG9kQg0KC19zZXR0bGVtZW50IuABChJDcmVhdGVPcmRlclJlcXVlc3QSDgoGYW1vdW50GAEgASgDEhAKCGN1cnJlbmN5GAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIpCgpsaW5lX2l0ZW1zGAQgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgFIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCDQoLX3JldHVybl91cmxCDQoLX2V4cGlyZXNfYXQiOAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyIiMKD0dldE9yZGVyUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASI1ChBHZXRPcmRlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIifgoRTGlzdE9yZGVyc1JlcXVlc3QSDQoFbGltaXQYASABKAUSIQoOc3RhcnRpbmdfYWZ0ZXIYAiABKAlCBMDzGAJIAIgBARIWCglyZWZlcmVuY2UYAyABKAlIAYgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXJCDAoKX3JlZmVyZW5jZSJKChJMaXN0T3JkZXJzUmVzcG9uc2USIgoGb3JkZXJzGAEgAygLMhIuY2hlY2tvdXQudjEuT3JkZXISEAoIaGFzX21vcmUYAiABKAgqzwEKC09yZGVyU3RhdHVzEhwKGE9SREVSX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE9SREVSX1NUQVRVU19QRU5ESU5HEAESFQoRT1JERVJfU1RBVFVTX1BBSUQQAhIYChRPUkRFUl9TVEFUVVNfRVhQSVJFRBADEhcKE09SREVSX1NUQVRVU19GQUlMRUQQBBIjCh9PUkRFUl9TVEFUVVNfUEFSVElBTExZX1JFRlVOREVEEAUSGQoVT1JERVJfU1RBVFVTX1JFRlVOREVEEAYyggIKDE9yZGVyU2VydmljZRJQCgtDcmVhdGVPcmRlchIfLmNoZWNrb3V0LnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBogLmNoZWNrb3V0LnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USTAoIR2V0T3JkZXISHC5jaGVja291dC52MS5HZXRPcmRlclJlcXVlc3QaHS5jaGVja291dC52MS5HZXRPcmRlclJlc3BvbnNlIgOQAgESUgoKTGlzdE9yZGVycxIeLmNoZWNrb3V0LnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuTGlzdE9yZGVyc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_checkout_v1_field_options, file_google_protobuf_timestamp]);
+
+/**
+ * A refund of all or part of an order's capture.
+ *
+ * @generated from message checkout.v1.Refund
+ */
+export type Refund = Message<"checkout.v1.Refund"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: string reference = 3;
+   */
+  reference: string;
+
+  /**
+   * @generated from field: int64 amount = 4;
+   */
+  amount: bigint;
+
+  /**
+   * @generated from field: string currency = 5;
+   */
+  currency: string;
+
+  /**
+   * requested_by_customer, duplicate, fraudulent, product_not_received or other.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string note = 7;
+   */
+  note: string;
+
+  /**
+   * pending, succeeded, failed or canceled.
+   *
+   * @generated from field: string status = 8;
+   */
+  status: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 9;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * Why the acquirer refused it, when failed.
+   *
+   * @generated from field: string failure_code = 10;
+   */
+  failureCode: string;
+};
+
+/**
+ * Describes the message checkout.v1.Refund.
+ * Use `create(RefundSchema)` to create a new message.
+ */
+export const RefundSchema: GenMessage<Refund> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_order, 0);
 
 /**
  * PaymentAttempt is one try at paying an order, on one route.
@@ -91,7 +161,7 @@ export type PaymentAttempt = Message<"checkout.v1.PaymentAttempt"> & {
  * Use `create(PaymentAttemptSchema)` to create a new message.
  */
 export const PaymentAttemptSchema: GenMessage<PaymentAttempt> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 0);
+  messageDesc(file_checkout_v1_order, 1);
 
 /**
  * LineItem is one line of the order as shown on the checkout and the receipt.
@@ -117,7 +187,7 @@ export type LineItem = Message<"checkout.v1.LineItem"> & {
  * Use `create(LineItemSchema)` to create a new message.
  */
 export const LineItemSchema: GenMessage<LineItem> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 1);
+  messageDesc(file_checkout_v1_order, 2);
 
 /**
  * Money is an amount in minor units of a currency.
@@ -145,7 +215,7 @@ export type Money = Message<"checkout.v1.Money"> & {
  * Use `create(MoneySchema)` to create a new message.
  */
 export const MoneySchema: GenMessage<Money> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 2);
+  messageDesc(file_checkout_v1_order, 3);
 
 /**
  * Order is a request for payment created by a merchant.
@@ -244,6 +314,18 @@ export type Order = Message<"checkout.v1.Order"> & {
    * @generated from field: repeated checkout.v1.PaymentAttempt attempts = 14;
    */
   attempts: PaymentAttempt[];
+
+  /**
+   * Minor units refunded so far (succeeded refunds).
+   *
+   * @generated from field: int64 amount_refunded = 15;
+   */
+  amountRefunded: bigint;
+
+  /**
+   * @generated from field: repeated checkout.v1.Refund refunds = 16;
+   */
+  refunds: Refund[];
 };
 
 /**
@@ -251,7 +333,7 @@ export type Order = Message<"checkout.v1.Order"> & {
  * Use `create(OrderSchema)` to create a new message.
  */
 export const OrderSchema: GenMessage<Order> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 3);
+  messageDesc(file_checkout_v1_order, 4);
 
 /**
  * @generated from message checkout.v1.CreateOrderRequest
@@ -305,7 +387,7 @@ export type CreateOrderRequest = Message<"checkout.v1.CreateOrderRequest"> & {
  * Use `create(CreateOrderRequestSchema)` to create a new message.
  */
 export const CreateOrderRequestSchema: GenMessage<CreateOrderRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 4);
+  messageDesc(file_checkout_v1_order, 5);
 
 /**
  * @generated from message checkout.v1.CreateOrderResponse
@@ -322,7 +404,7 @@ export type CreateOrderResponse = Message<"checkout.v1.CreateOrderResponse"> & {
  * Use `create(CreateOrderResponseSchema)` to create a new message.
  */
 export const CreateOrderResponseSchema: GenMessage<CreateOrderResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 5);
+  messageDesc(file_checkout_v1_order, 6);
 
 /**
  * @generated from message checkout.v1.GetOrderRequest
@@ -339,7 +421,7 @@ export type GetOrderRequest = Message<"checkout.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 6);
+  messageDesc(file_checkout_v1_order, 7);
 
 /**
  * @generated from message checkout.v1.GetOrderResponse
@@ -356,7 +438,7 @@ export type GetOrderResponse = Message<"checkout.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 7);
+  messageDesc(file_checkout_v1_order, 8);
 
 /**
  * @generated from message checkout.v1.ListOrdersRequest
@@ -389,7 +471,7 @@ export type ListOrdersRequest = Message<"checkout.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 8);
+  messageDesc(file_checkout_v1_order, 9);
 
 /**
  * @generated from message checkout.v1.ListOrdersResponse
@@ -413,7 +495,7 @@ export type ListOrdersResponse = Message<"checkout.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_order, 9);
+  messageDesc(file_checkout_v1_order, 10);
 
 /**
  * OrderStatus is the lifecycle state of an order.
@@ -453,6 +535,20 @@ export const OrderStatus = {
    * @generated from enum value: ORDER_STATUS_FAILED = 4;
    */
   FAILED: 4,
+
+  /**
+   * Paid, and part of the captured amount refunded.
+   *
+   * @generated from enum value: ORDER_STATUS_PARTIALLY_REFUNDED = 5;
+   */
+  PARTIALLY_REFUNDED: 5,
+
+  /**
+   * Paid, and the whole captured amount refunded.
+   *
+   * @generated from enum value: ORDER_STATUS_REFUNDED = 6;
+   */
+  REFUNDED: 6,
 } as const;
 
 /**

@@ -21,6 +21,7 @@ export class PostgresLedgerJournal implements LedgerJournal {
           livemode: transaction.livemode,
           order_id: transaction.orderId,
           payment_id: transaction.paymentId,
+          refund_id: transaction.refundId,
           reference: transaction.reference,
           created_at: transaction.createdAt,
         })
@@ -88,6 +89,18 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
           LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'acquirer_clearing' AND e.currency = p.currency
           WHERE t.kind = 'capture'
           GROUP BY t.id, p.id HAVING coalesce(sum(e.amount), 0) <> p.captured_amount LIMIT 1`,
+  },
+  {
+    name: 'every succeeded refund has exactly its refund transaction, and no other refund has one',
+    sql: `SELECT r.id || ' (' || r.status || ') has ' || count(t.id) || ' refund transactions' AS detail
+          FROM refunds r LEFT JOIN ledger_transactions t ON t.refund_id = r.id AND t.kind = 'refund'
+          GROUP BY r.id HAVING count(t.id) <> CASE WHEN r.status = 'succeeded' THEN 1 ELSE 0 END LIMIT 1`,
+  },
+  {
+    name: "an order's refunds never exceed what was captured, and amount_refunded is their sum",
+    sql: `SELECT o.id || ': amount ' || o.amount || ', amount_refunded ' || o.amount_refunded || ', succeeded refunds ' || coalesce(sum(r.amount), 0) AS detail
+          FROM orders o LEFT JOIN refunds r ON r.order_id = o.id AND r.status = 'succeeded'
+          GROUP BY o.id HAVING coalesce(sum(r.amount), 0) <> o.amount_refunded OR o.amount_refunded > o.amount LIMIT 1`,
   },
 ];
 

@@ -8,6 +8,7 @@ import * as installation from './006-installation.ts';
 import * as eventSubjects from './007-event-subjects.ts';
 import * as payments from './008-payments.ts';
 import * as ledger from './009-ledger.ts';
+import * as refunds from './010-refunds.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -20,6 +21,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['007-event-subjects', eventSubjects],
   ['008-payments', payments],
   ['009-ledger', ledger],
+  ['010-refunds', refunds],
 ];
 
 /**

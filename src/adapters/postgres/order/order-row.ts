@@ -15,6 +15,8 @@ export interface OrderRow {
   method: string | null;
   settlement_currency: string | null;
   settlement_amount: string | null;
+  /** Absent in snapshots stored before refunds existed, and in the creation statement (the column defaults to 0). */
+  amount_refunded?: string;
   version: number;
   created_at: Date | string;
   updated_at: Date | string;
@@ -22,7 +24,7 @@ export interface OrderRow {
   checkout_token: string;
 }
 
-const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired']);
+const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded']);
 
 /** Maps a domain order to its row. Line-item amounts are kept as strings so jsonb never holds a float. */
 export function orderToRow(order: Order, updatedAt: Date = order.createdAt): OrderRow {
@@ -70,6 +72,7 @@ export function rowToOrder(row: OrderRow): Order {
       row.settlement_currency !== null && row.settlement_amount !== null
         ? { currency: row.settlement_currency, amount: BigInt(row.settlement_amount) }
         : null,
+    amountRefunded: BigInt(row.amount_refunded ?? '0'),
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     checkoutToken: row.checkout_token,

@@ -65,6 +65,7 @@ export class PostgresOrderRepository implements OrderRepository {
           method: order.method,
           settlement_currency: order.settlement?.currency ?? null,
           settlement_amount: order.settlement?.amount.toString() ?? null,
+          amount_refunded: order.amountRefunded.toString(),
           version: order.version,
           updated_at: new Date(),
         }),
