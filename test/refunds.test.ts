@@ -168,3 +168,71 @@ describe('refunds', () => {
     await expect(svc.db.knex('orders').where({ id }).update({ amount_refund_pending: 2501 })).rejects.toThrow(/orders_refunds_within_amount/);
   });
 });
+
+describe('voids', () => {
+  const voidOrder = (id: string, extra: Record<string, string> = {}, body?: string) =>
+    svc.app.inject({ method: 'POST', url: `/v1/orders/${id}/void`, headers: { authorization: `Bearer ${shop.test_secret_key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra }, payload: body });
+
+  it('voids a paid card order before settlement: the capture is reversed, no fee, the ledger as if nothing was captured', async () => {
+    const id = await paidOrder({ reference: 'void-card' });
+    const res = await voidOrder(id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ id, status: 'voided', amount_refunded: 0 });
+    expect(res.json().attempts.map((a: { status: string }) => a.status)).toEqual(['reversed']);
+    const event = await svc.db.knex('events').where({ order_id: id, type: 'order.voided' }).first();
+    expect(event.data).toEqual({ id, reference: 'void-card', amount: 2500, currency: 'EUR' });
+    const net = (await svc.db.knex('ledger_entries').where({ order_id: id }).groupBy('account').select('account').sum({ total: 'amount' })) as { account: string; total: string }[];
+    expect(net.map((n) => [n.account, Number(n.total)]).sort()).toEqual([['acquirer_clearing', 0], ['fees_earned', 0], ['merchant_pending', 0]]);
+    // A voided order answers unchanged, and cannot be refunded.
+    const again = await voidOrder(id);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(res.json());
+    const refused = await refund(id, { reason: 'other' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.code).toBe('order_not_refundable');
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+
+  it('voids an order paid by transfer at once, and takes Idempotency-Key', async () => {
+    const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: headers(), payload: orderBody({ reference: 'void-transfer' }) });
+    const id = created.json().id as string;
+    await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${id}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
+    const first = await voidOrder(id, { 'idempotency-key': 'void-once' });
+    const replay = await voidOrder(id, { 'idempotency-key': 'void-once' });
+    expect(first.json()).toMatchObject({ status: 'voided' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json()).toEqual(first.json());
+    expect(await svc.db.knex('ledger_transactions').where({ order_id: id, kind: 'void' })).toHaveLength(1);
+  });
+
+  it('refuses an unpaid order and an order with refunds (refund instead), and a body with parameters', async () => {
+    const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: headers(), payload: orderBody() });
+    const unpaid = await voidOrder(created.json().id);
+    expect(unpaid.statusCode).toBe(409);
+    expect(unpaid.json().error.code).toBe('order_not_voidable');
+    const id = await paidOrder({ reference: 'void-after-refund' });
+    await refund(id, { amount: 100, reason: 'other' });
+    const refunded = await voidOrder(id);
+    expect(refunded.statusCode).toBe(409);
+    expect(refunded.json().error).toMatchObject({ code: 'order_not_voidable', message: expect.stringMatching(/refund the rest instead/) });
+    const withBody = await voidOrder(id, {}, '{"amount": 5}');
+    expect(withBody.statusCode).toBe(400);
+    expect(withBody.json().error.code).toBe('parameter_unknown');
+  });
+
+  it('a void racing refunds: either the void wins and no refund succeeds, or refunds win and the void is refused', async () => {
+    const id = await paidOrder({ reference: 'void-race', amount: 10_000 });
+    const answers = await Promise.all([voidOrder(id), ...Array.from({ length: 5 }, () => refund(id, { amount: 1000, reason: 'other' }))]);
+    const [voided, ...refunds] = answers;
+    const succeeded = refunds.filter((r) => r.statusCode === 201 && r.json().status === 'succeeded').length;
+    const order = await getOrder(id);
+    if (voided!.statusCode === 200) {
+      expect(order).toMatchObject({ status: 'voided', amount_refunded: 0 });
+      expect(succeeded).toBe(0);
+    } else {
+      expect(voided!.json().error.code).toBe('order_not_voidable');
+      expect(order.amount_refunded).toBe(succeeded * 1000);
+    }
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+});

@@ -1,5 +1,6 @@
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
 import { createRefundOrder } from '../application/refund/refund-order.ts';
+import { createVoidOrder } from '../application/void/void-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { HandlerContext } from '@connectrpc/connect';
@@ -115,14 +116,16 @@ export function createCore(options: CoreOptions): Core {
   });
   const onInternalError = options.onInternalError;
   const newRequestId = () => ids.newId('req_');
+  const idempotent = createIdempotent(uow);
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore }),
+    voidOrder: createVoidOrder(payments.kit),
+    idempotent,
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
-  const idempotent = createIdempotent(uow);
   const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent });
   const refundService = createRefundService({ authenticate, idempotent, refunds: createRefundOrder(payments.kit, { refunds: refundStore }), payments: paymentStore });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);

@@ -67,6 +67,7 @@ const STATUS_JSON: { readonly [S in KnownStatus]: string } = {
   [OrderStatus.FAILED]: 'failed',
   [OrderStatus.PARTIALLY_REFUNDED]: 'partially_refunded',
   [OrderStatus.REFUNDED]: 'refunded',
+  [OrderStatus.VOIDED]: 'voided',
 };
 
 /**

@@ -7,7 +7,8 @@ import { coreCall } from '../shared/core-call.ts';
 import { page } from '../shared/list-query.ts';
 import type { IdParams } from '../shared/schemas.ts';
 import { orderJson } from './order-json.ts';
-import { createOrderSchema, listOrdersSchema, retrieveOrderSchema, type CreateOrderBody, type OrderListQuery } from './schemas.ts';
+import { createOrderSchema, listOrdersSchema, retrieveOrderSchema, voidOrderSchema, type CreateOrderBody, type OrderListQuery } from './schemas.ts';
+import { emptyBodyIsEmptyObject } from '../shared/body.ts';
 
 /** The proto request of a body Fastify has validated against {@link CreateOrderBody}. */
 function createOrderRequest(body: CreateOrderBody): CreateOrderRequest {
@@ -30,6 +31,11 @@ export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof 
 
   app.get<{ Params: IdParams }>('/v1/orders/:id', { schema: retrieveOrderSchema }, async (req) => {
     const res = await orders.getOrder({ id: req.params.id }, coreCall(req));
+    return orderJson(res.order!);
+  });
+
+  app.post<{ Params: IdParams }>('/v1/orders/:id/void', { schema: voidOrderSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
+    const res = await orders.voidOrder({ id: req.params.id }, coreCall(req));
     return orderJson(res.order!);
   });
 

@@ -11,6 +11,7 @@ import {
   ListOf,
   Nested,
   NOT_FOUND,
+  NoBody,
   NoQuery,
   OptionalList,
   OptionalText,
@@ -53,7 +54,7 @@ export const PaymentAttemptSchema = Type.Object(
     id: Type.String({ pattern: '^att_' }),
     method: Type.String({ enum: ['card', 'wallet', 'bank_transfer'] }),
     route: Type.String({ description: 'Acquirer route, e.g. simulated_alpha, simulated_beta, virtual_iban.' }),
-    status: Type.String({ enum: ['processing', 'requires_authentication', 'succeeded', 'failed'] }),
+    status: Type.String({ enum: ['processing', 'requires_authentication', 'succeeded', 'failed', 'canceled', 'reversal_pending', 'reversed'] }),
     decline_code: OrNull(Type.String()),
     authentication: Type.String({ enum: ['not_required', 'required', 'passed', 'failed', 'abandoned'] }),
     card_brand: OrNull(Type.String()),
@@ -72,7 +73,7 @@ export const OrderSchema = Type.Object(
     amount: Type.Integer({ description: 'Minor units.' }),
     currency: Type.String(),
     status: Type.String({
-      enum: ['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded'],
+      enum: ['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided'],
       description: 'failed is not final: the customer may pay until expires_at. A paid order becomes partially_refunded, then refunded.',
     }),
     checkout_url: Type.String({ format: 'uri', description: '<checkout host>/c/<order id suffix>' }),
@@ -125,6 +126,24 @@ export const listOrdersSchema = {
   tags: ['orders'],
   querystring: OrderListQuery,
   response: { 200: { ...ListOf('Order'), description: 'A page of orders.' }, ...COMMON_ERRORS },
+};
+
+export const voidOrderSchema = {
+  operationId: 'voidOrder',
+  summary: 'Void a paid order before settlement: the money is released, no fee is charged',
+  tags: ['orders'],
+  params: IdParams,
+  headers: IdempotencyHeaders,
+  querystring: NoQuery,
+  body: NoBody,
+  response: {
+    200: orderAnswer('The order, voided (a voided order is answered unchanged). While the acquirer has not answered, still paid; the void completes by itself.'),
+    ...COMMON_ERRORS,
+    ...NOT_FOUND,
+    ...BODY_ERRORS,
+    409: ErrorAnswer('The order is not paid, or has refunds (order_not_voidable: refund instead); or it changed concurrently (concurrent_change).'),
+    422: ErrorAnswer('The same Idempotency-Key came with another request (idempotency_key_reused).'),
+  },
 };
 
 /** The shared schemas of this resource, added once to the app (responses refer to them by $id). */

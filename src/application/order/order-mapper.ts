@@ -22,6 +22,7 @@ const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   failed: ProtoOrderStatus.FAILED,
   partially_refunded: ProtoOrderStatus.PARTIALLY_REFUNDED,
   refunded: ProtoOrderStatus.REFUNDED,
+  voided: ProtoOrderStatus.VOIDED,
 };
 
 /** Maps a payment attempt to its proto message. */

@@ -5,8 +5,13 @@ import type {
 import {
   CreateOrderResponseSchema,
   GetOrderResponseSchema,
-  ListOrdersResponseSchema
+  ListOrdersResponseSchema,
+  VoidOrderRequestSchema,
+  VoidOrderResponseSchema,
 } from '../../gen/checkout/v1/order_pb.ts';
+import type { PaymentChange } from '../../domain/payment/payment.entity.ts';
+import type { Idempotent } from '../idempotency/idempotent.ts';
+import type { VoidOrder } from '../void/void-order.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
@@ -24,6 +29,8 @@ export interface OrderServiceDeps {
   readonly createOrder: CreateOrderUseCase;
   readonly getOrder: GetOrderUseCase;
   readonly listOrders: ListOrdersUseCase;
+  readonly voidOrder: VoidOrder;
+  readonly idempotent: Idempotent;
 }
 
 /** Implements checkout.v1.OrderService over the use cases. */
@@ -51,6 +58,20 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
         reference: req.reference,
       });
       return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds)), hasMore: page.hasMore });
+    },
+    voidOrder: async (req, ctx) => {
+      const caller = await secretCaller(ctx);
+      const call = { operation: 'orders.void', input: VoidOrderRequestSchema, request: req, output: VoidOrderResponseSchema };
+      let reversal: PaymentChange | undefined;
+      await deps.idempotent(ctx, caller, call, async (tx) => {
+        const held = await deps.voidOrder.hold(tx, caller, req.id);
+        reversal = held.reversal;
+        return create(VoidOrderResponseSchema, { order: orderToProto(held.order) });
+      });
+      // After the commit: the acquirer releases the money, then the void is recorded (or the sweeper retries it).
+      if (reversal) await deps.voidOrder.reverse(reversal);
+      const details = await deps.getOrder(caller, req.id);
+      return create(VoidOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
     },
   };
 }

@@ -1,12 +1,13 @@
 import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
 import type { Order } from '../../domain/order/order.entity.ts';
-import { isDueToExpire, markExpired, markFailed, markPaid, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
+import { isDueToExpire, markExpired, markFailed, markPaid, markVoided, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
 import { isInFlight } from '../../domain/payment/attempt-policy.ts';
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
 import type { AuthenticationResult, PaymentAttempt, PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
 import { cancel, holdForReversal, markCaptured, markReversed, recordDecline, type PaymentChange } from '../../domain/payment/payment.entity.ts';
 import { settlementBreakdown } from '../../domain/payment/settlement.ts';
-import { capturePosting } from '../../domain/ledger/postings.ts';
+import { capturePosting, voidPosting } from '../../domain/ledger/postings.ts';
+import { ledgerTransactionId } from '../../domain/ledger/ledger.ts';
 import type { VelocityLimits } from '../../domain/payment/velocity.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
@@ -98,6 +99,8 @@ export interface PaymentKit {
   cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void>;
   /** Marks the order paid by a payment that captured its amount: transition, event and the capture's ledger transaction, in `tx`. */
   recordPaid(tx: TransactionScope, order: Order, payment: { readonly id: string; readonly method: PaymentMethod }, merchant: MerchantRecord, now: Date): Promise<Order>;
+  /** Voids the paid order in `tx`: order.voided, and its capture undone in the ledger. */
+  recordVoid(tx: TransactionScope, order: Order, paymentId: string): Promise<Order>;
   /** Records a captured payment as the order's, or reverses the capture when the order cannot take it. */
   finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
   /** Records a declined payment (the order fails, if it still takes payment). */
@@ -173,6 +176,16 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     return t.order;
   }
 
+  /** The paid order voided, in `tx`: order.voided, and its capture undone in the ledger. */
+  async function recordVoid(tx: TransactionScope, order: Order, paymentId: string): Promise<Order> {
+    const t = markVoided(order, eventIds());
+    await tx.orders.saveTransition(t.order);
+    await tx.outbox.append(t.event);
+    const capture = await tx.ledger.find(ledgerTransactionId('capture', paymentId));
+    if (capture) await tx.ledger.post(voidPosting(capture, deps.clock.now()));
+    return t.order;
+  }
+
   async function reverse(pending: PaymentChange): Promise<boolean> {
     const { leg } = pending;
     const processor = processors.get(leg.route);
@@ -189,6 +202,10 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       const current = order && (await tx.payments.findByAttempt(order.id, leg.id));
       if (!order || current?.leg.status !== 'reversal_pending') return; // another sweeper finished it first
       await tx.payments.markReversed(markReversed(current, deps.clock.now()));
+      if (current.leg.cancellationReason === 'order_voided') {
+        await recordVoid(tx, order, current.payment.id);
+        return;
+      }
       const t = noteReversal(order, { attemptId: leg.id, method: leg.method, route: leg.route, reason: current.leg.cancellationReason ?? 'attempt_abandoned' }, eventIds());
       await tx.orders.saveTransition(t.order);
       await tx.outbox.append(t.event);
@@ -268,6 +285,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     expireIfDue,
     cancelChallenges,
     recordPaid,
+    recordVoid,
     finishSuccess,
     finishFailure,
     reverse,

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'order.expired',
   'order.payment_reversed',
   'order.refunded',
+  'order.voided',
   'order.disputed',
   'payout.settled',
   'subscription.charged',

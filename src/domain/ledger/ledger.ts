@@ -48,7 +48,7 @@ export interface LedgerEntry {
 }
 
 /** What caused a transaction; with the cause's id it derives the transaction's id. */
-export type LedgerTransactionKind = 'capture' | 'refund';
+export type LedgerTransactionKind = 'capture' | 'refund' | 'void';
 
 /** One movement of money, posted at once or not at all. */
 export interface LedgerTransaction {

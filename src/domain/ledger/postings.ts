@@ -98,3 +98,24 @@ export function refundPosting(facts: RefundFacts): LedgerTransaction {
     entries,
   );
 }
+
+/**
+ * A void before settlement: the capture's transaction undone entry by entry (fees included), so the
+ * ledger stands as if nothing had been captured.
+ */
+export function voidPosting(capture: Pick<LedgerTransaction, 'merchantId' | 'livemode' | 'orderId' | 'paymentId' | 'reference' | 'entries'>, at: Date): LedgerTransaction {
+  return ledgerTransaction(
+    {
+      id: ledgerTransactionId('void', capture.paymentId ?? ''),
+      kind: 'void',
+      merchantId: capture.merchantId,
+      livemode: capture.livemode,
+      orderId: capture.orderId,
+      paymentId: capture.paymentId,
+      refundId: null,
+      reference: capture.reference,
+      createdAt: at,
+    },
+    capture.entries.map((e) => ({ ...e, amount: -e.amount })),
+  );
+}

@@ -11,14 +11,15 @@ export interface Transition {
   readonly event: DomainEvent;
 }
 
-/** Which state changes are allowed. expired and refunded are final. */
+/** Which state changes are allowed. expired, refunded and voided are final. */
 const ALLOWED: { readonly [From in OrderStatus]: readonly OrderStatus[] } = {
   pending: ['paid', 'failed', 'expired'],
   failed: ['paid', 'failed', 'expired'],
-  paid: ['partially_refunded', 'refunded'],
+  paid: ['partially_refunded', 'refunded', 'voided'],
   partially_refunded: ['partially_refunded', 'refunded'],
   expired: [],
   refunded: [],
+  voided: [],
 };
 
 function transition(order: Order, to: OrderStatus, changes: Partial<Order>, type: EventType, data: { [key: string]: JsonValue }, ids: { eventId: string; now: Date }): Transition {
@@ -50,7 +51,7 @@ export function takesPayment(order: Pick<Order, 'status'>): boolean {
 
 /** True once the order has been paid, refunded in part or in whole since or not. */
 export function isPaid(order: Pick<Order, 'status'>): boolean {
-  return order.status === 'paid' || order.status === 'partially_refunded' || order.status === 'refunded';
+  return order.status === 'paid' || order.status === 'partially_refunded' || order.status === 'refunded' || order.status === 'voided';
 }
 
 /** Why an order can no longer take the payment an attempt was making. */
@@ -162,6 +163,7 @@ const REVERSAL_MESSAGES: { readonly [R in CancellationReason]: string } = {
   order_paid: 'The order was paid another way while this payment was being captured; the capture was reversed, so the customer is not charged twice.',
   order_expired: 'The order expired while this payment was being captured; the capture was reversed.',
   attempt_abandoned: 'The process handling this payment stopped before recording it; whatever the acquirer authorized or captured was reversed.',
+  order_voided: 'The merchant voided the order before settlement; the capture was reversed.',
 };
 
 /** What a succeeded refund tells of itself on order.refunded. */
@@ -195,4 +197,9 @@ export function noteRefund(order: Order, refund: RefundFacts, ids: { eventId: st
     },
     ids,
   );
+}
+
+/** paid → voided, before settlement: order.voided carries the order's id, reference, amount and currency. */
+export function markVoided(order: Order, ids: { eventId: string; now: Date }): Transition {
+  return transition(order, 'voided', {}, 'order.voided', { id: order.id, reference: order.reference, amount: Number(order.amount), currency: order.currency }, ids);
 }

@@ -2,9 +2,9 @@ import type { Money } from '../money/money.ts';
 
 /**
  * Lifecycle states of an order. failed is not final: the customer may pay until the order expires.
- * A paid order becomes partially_refunded, then refunded, as refunds succeed.
+ * A paid order becomes partially_refunded, then refunded, as refunds succeed; or voided before settlement.
  */
-export type OrderStatus = 'pending' | 'failed' | 'paid' | 'expired' | 'partially_refunded' | 'refunded';
+export type OrderStatus = 'pending' | 'failed' | 'paid' | 'expired' | 'partially_refunded' | 'refunded' | 'voided';
 
 /** One line of an order, as shown on the checkout and receipt. */
 export interface LineItem {

@@ -13,7 +13,8 @@ export type PaymentMethod = 'card' | 'wallet' | 'bank_transfer';
 export type AttemptStatus = 'processing' | 'requires_authentication' | 'succeeded' | 'failed' | 'canceled' | 'reversal_pending' | 'reversed';
 
 /** Why an attempt was canceled or reversed. */
-export type CancellationReason = 'order_paid' | 'order_expired' | 'attempt_abandoned';
+/** Why a leg was canceled or reversed; order_voided: the merchant voided the paid order before settlement. */
+export type CancellationReason = 'order_paid' | 'order_expired' | 'attempt_abandoned' | 'order_voided';
 
 /** The cardholder authentication (3-D Secure) result of an attempt. */
 export type AuthenticationResult = 'not_required' | 'required' | 'passed' | 'failed' | 'abandoned';

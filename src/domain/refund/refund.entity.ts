@@ -1,5 +1,4 @@
 import type { Order } from '../order/order.entity.ts';
-import { isPaid } from '../order/order-transitions.ts';
 import { DomainError, invalid } from '../shared/domain-error.ts';
 
 /** Why a merchant refunds (Stripe's reasons, plus other). */
@@ -50,8 +49,8 @@ export const NOTE_MAX_LENGTH = 500;
  *   refund.amount_invalid or refund.exceeds_remaining
  */
 export function planRefund(order: Order, paymentId: string | undefined, inFlight: bigint, command: RefundCommand, ids: { id: string; now: Date }): Refund {
-  if (!isPaid(order) || paymentId === undefined) {
-    throw new DomainError('refund.order_not_refundable', `Order ${order.id} is ${order.status}: only a paid order can be refunded.`);
+  if (!(order.status === 'paid' || order.status === 'partially_refunded' || order.status === 'refunded') || paymentId === undefined) {
+    throw new DomainError('refund.order_not_refundable', `Order ${order.id} is ${order.status}${paymentId === undefined && order.status === 'paid' ? ' and its payment is being voided' : ''}: only a paid order can be refunded.`);
   }
   if (!(REFUND_REASONS as readonly string[]).includes(command.reason)) {
     throw invalid('refund.reason_invalid', 'reason', `reason must be one of ${REFUND_REASONS.join(', ')}.`);

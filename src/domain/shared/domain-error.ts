@@ -37,7 +37,8 @@ export type DomainErrorCode =
   | 'refund.exceeds_remaining'
   | 'refund.reason_invalid'
   | 'refund.note_invalid'
-  | 'refund.amount_invalid';
+  | 'refund.amount_invalid'
+  | 'void.order_not_voidable';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

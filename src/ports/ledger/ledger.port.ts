@@ -7,6 +7,8 @@ export interface LedgerJournal {
    * or a redelivery of the same cause), which then posts nothing.
    */
   post(transaction: LedgerTransaction): Promise<boolean>;
+  /** A posted transaction with its entries, in the order they were posted. */
+  find(transactionId: string): Promise<LedgerTransaction | undefined>;
 }
 
 /** One account's balance: the sum of its entries (debit-normal accounts positive, credit-normal negative). */

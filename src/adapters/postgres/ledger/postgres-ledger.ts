@@ -46,6 +46,26 @@ export class PostgresLedgerJournal implements LedgerJournal {
       return true;
     });
   }
+
+  async find(transactionId: string): Promise<LedgerTransaction | undefined> {
+    return translateErrors(async () => {
+      const tx = await this.#db('ledger_transactions').where({ id: transactionId }).first();
+      if (!tx) return undefined;
+      const entries = await this.#db('ledger_entries').where({ transaction_id: transactionId }).orderBy('id');
+      return {
+        id: tx.id,
+        kind: tx.kind,
+        merchantId: tx.merchant_id,
+        livemode: tx.livemode,
+        orderId: tx.order_id,
+        paymentId: tx.payment_id,
+        refundId: tx.refund_id ?? null,
+        reference: tx.reference,
+        createdAt: new Date(tx.created_at),
+        entries: entries.map((e) => ({ account: e.account, currency: String(e.currency).trim(), amount: BigInt(e.amount), purpose: e.purpose })),
+      };
+    });
+  }
 }
 
 /**
@@ -101,6 +121,22 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
     sql: `SELECT o.id || ': amount ' || o.amount || ', amount_refunded ' || o.amount_refunded || ', succeeded refunds ' || coalesce(sum(r.amount), 0) AS detail
           FROM orders o LEFT JOIN refunds r ON r.order_id = o.id AND r.status = 'succeeded'
           GROUP BY o.id HAVING coalesce(sum(r.amount), 0) <> o.amount_refunded OR o.amount_refunded > o.amount LIMIT 1`,
+  },
+  {
+    name: 'a void transaction belongs to a voided order, one per order, and a voided order with a capture has one',
+    sql: `SELECT o.id || ' (' || o.status || ') has ' || count(*) FILTER (WHERE t.kind = 'void') || ' void and '
+                 || count(*) FILTER (WHERE t.kind = 'capture') || ' capture transactions' AS detail
+          FROM orders o JOIN ledger_transactions t ON t.order_id = o.id AND t.kind IN ('capture', 'void')
+          GROUP BY o.id, o.status
+          HAVING count(*) FILTER (WHERE t.kind = 'void') <> CASE WHEN o.status = 'voided' AND count(*) FILTER (WHERE t.kind = 'capture') > 0 THEN 1 ELSE 0 END
+          LIMIT 1`,
+  },
+  {
+    name: "a void undoes its order's capture exactly: together they leave nothing on any account",
+    sql: `SELECT t.order_id || ': ' || e.account || ' ' || e.currency || ' left at ' || sum(e.amount) AS detail
+          FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+          WHERE t.kind IN ('capture', 'void') AND t.order_id IN (SELECT order_id FROM ledger_transactions WHERE kind = 'void')
+          GROUP BY t.order_id, e.account, e.currency HAVING sum(e.amount) <> 0 LIMIT 1`,
   },
 ];
 

@@ -24,7 +24,7 @@ export interface OrderRow {
   checkout_token: string;
 }
 
-const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded']);
+const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
 
 /** Maps a domain order to its row. Line-item amounts are kept as strings so jsonb never holds a float. */
 export function orderToRow(order: Order, updatedAt: Date = order.createdAt): OrderRow {

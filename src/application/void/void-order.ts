@@ -1,0 +1,60 @@
+import { holdForReversal, markReversed } from '../../domain/payment/payment.entity.ts';
+import type { Order } from '../../domain/order/order.entity.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import { DomainError } from '../../domain/shared/domain-error.ts';
+import type { PaymentChange } from '../../domain/payment/payment.entity.ts';
+import type { TransactionScope } from '../../ports/shared/unit-of-work.port.ts';
+import { ApplicationError } from '../shared/application-error.ts';
+import type { PaymentKit } from '../payment/payment-kit.ts';
+
+/** Voids paid orders before settlement: decide and hold (in the caller's transaction), then reverse at the acquirer. */
+export interface VoidOrder {
+  /**
+   * Under the order's row lock: a voided order is answered as it is; a paid order with nothing
+   * refunded has its payment held for reversal (which also stops any refund of it), or, paid by a
+   * transfer, is voided at once. Answers the order and the payment left to reverse, if any.
+   * @throws ApplicationError order.not_found; DomainError void.order_not_voidable
+   */
+  hold(tx: TransactionScope, scope: Scope, orderId: string): Promise<{ order: Order; reversal: PaymentChange | undefined }>;
+  /** Reverses a held payment at its acquirer and records the void; a failure leaves it to the sweeper, which retries. */
+  reverse(reversal: PaymentChange): Promise<void>;
+}
+
+/** Creates the void use case over the payment kit (its acquirers, and the reversal the sweeper also finishes). */
+export function createVoidOrder(kit: PaymentKit): VoidOrder {
+  const { deps } = kit;
+  return {
+    async hold(tx, scope, orderId) {
+      const found = await tx.orders.findById(scope, orderId);
+      if (!found) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'id');
+      const order = (await tx.orders.lock(found.id))!;
+      if (order.status === 'voided') return { order, reversal: undefined };
+      const pendingRefunds = await tx.refunds.pendingAmount(order.id);
+      if (order.status !== 'paid' || order.amountRefunded > 0n || pendingRefunds > 0n) {
+        const hint = order.status === 'partially_refunded' || order.status === 'refunded' || pendingRefunds > 0n ? ' It has refunds: refund the rest instead.' : '';
+        throw new DomainError('void.order_not_voidable', `Order ${order.id} is ${order.status}: only a paid order with nothing refunded can be voided.${hint}`);
+      }
+      const record = (await tx.payments.listForOrder(order.id)).find((p) => p.payment.status === 'succeeded');
+      const leg = record?.attempts.find((a) => a.status === 'succeeded');
+      const change = leg && (await tx.payments.findByAttempt(order.id, leg.id));
+      if (!record || !change) {
+        // A reversal of this order's payment is already under way (a void whose acquirer has not answered yet).
+        return { order, reversal: undefined };
+      }
+      const now = deps.clock.now();
+      const captureRef = record.payment.capture?.processorRef ?? change.leg.processorRef;
+      if (!kit.processorOf(change.leg.route) || !captureRef) {
+        // A bank transfer has no acquirer: the simulated bank returns it at once.
+        await tx.payments.markReversed(markReversed(holdForReversal(change, captureRef ?? `bank_${change.leg.id}`, 'order_voided', change.leg.authentication, now), now));
+        return { order: await kit.recordVoid(tx, order, record.payment.id), reversal: undefined };
+      }
+      const held = holdForReversal(change, captureRef, 'order_voided', change.leg.authentication, now);
+      await tx.payments.holdForReversal(held);
+      return { order, reversal: held };
+    },
+
+    async reverse(reversal) {
+      await kit.reverse(reversal);
+    },
+  };
+}
