@@ -7,6 +7,7 @@ import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -233,6 +234,32 @@ describe('voids', () => {
       expect(voided!.json().error.code).toBe('order_not_voidable');
       expect(order.amount_refunded).toBe(succeeded * 1000);
     }
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+});
+
+describe('a refund a stopped process left pending', () => {
+  it('is settled by the sweeper once it has been pending for a minute, and only once', async () => {
+    const id = await paidOrder({ reference: 'stale-refund' });
+    const order = await svc.db.knex('orders').where({ id }).first();
+    const payment = await svc.db.knex('payments').where({ order_id: id, status: 'succeeded' }).first();
+    // What a process leaves when it stops after reserving and before the acquirer's answer is recorded.
+    const uow = new PostgresUnitOfWork(svc.db.knex);
+    const longAgo = new Date(Date.now() - 5 * 60_000);
+    await uow.run((tx) =>
+      tx.refunds.reserve({
+        id: 're_stalerefund1', orderId: id, paymentId: payment.id, merchantId: order.merchant_id, livemode: false, reference: 'stale-refund',
+        amount: 400n, currency: 'EUR', reason: 'other', note: '', status: 'pending', processorRef: null, failureCode: null, createdAt: longAgo,
+      }),
+    );
+    expect(await getOrder(id)).toMatchObject({ status: 'paid', amount_refunded: 0 });
+    // Another refund sees the reservation: only 2100 remain.
+    const tooMuch = await refund(id, { amount: 2101, reason: 'other' });
+    expect(tooMuch.json().error.code).toBe('refund_exceeds_remaining');
+    expect(await Promise.all([svc.core.refunds.settleStale(10), svc.core.refunds.settleStale(10)]).then((n) => n[0] + n[1])).toBe(1);
+    expect(await svc.core.refunds.settleStale(10)).toBe(0);
+    expect(await getOrder(id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 400 });
+    expect((await svc.db.knex('refunds').where({ id: 're_stalerefund1' }).first()).status).toBe('succeeded');
     expect(await svc.core.ledger.verify()).toBeUndefined();
   });
 });

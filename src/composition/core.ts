@@ -1,5 +1,5 @@
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
-import { createRefundOrder } from '../application/refund/refund-order.ts';
+import { createRefundOrder, type RefundOrder } from '../application/refund/refund-order.ts';
 import { createVoidOrder } from '../application/void/void-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
@@ -88,6 +88,8 @@ export interface Core {
   readonly webhookQueue: PostgresWebhookDeliveryQueue;
   /** Balances and the ledger's invariants (`checkout ledger verify`). */
   readonly ledger: LedgerAudit;
+  /** Refunds, for housekeeping (refunds a stopped process left pending) run by the sweeper. */
+  readonly refunds: Pick<RefundOrder, 'settleStale'>;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -127,7 +129,8 @@ export function createCore(options: CoreOptions): Core {
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
   const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent });
-  const refundService = createRefundService({ authenticate, idempotent, refunds: createRefundOrder(payments.kit, { refunds: refundStore }), payments: paymentStore });
+  const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
+  const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
@@ -160,5 +163,6 @@ export function createCore(options: CoreOptions): Core {
     payments,
     webhookQueue,
     ledger: new PostgresLedgerAudit(options.knex),
+    refunds: refundOrder,
   };
 }

@@ -1,3 +1,4 @@
+import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
 import type { Config } from '../config.ts';
@@ -37,6 +38,7 @@ export interface WorkerContext {
   /** The link to NATS; the relay and the dispatcher need it, the others do not. */
   readonly events: EventLink | undefined;
   readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts'>;
+  readonly refunds: Pick<RefundOrder, 'settleStale'>;
   readonly log: Log;
 }
 
@@ -175,6 +177,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
           Promise.all([
             ctx.payments.expireDue(500).catch((err: unknown) => ctx.log.warn('order expiry sweep failed', err)),
             ctx.payments.recoverAttempts(100).catch((err: unknown) => ctx.log.warn('payment recovery sweep failed', err)),
+            ctx.refunds.settleStale(100).catch((err: unknown) => ctx.log.warn('pending refund sweep failed', err)),
           ]),
         );
       case 'janitor':

@@ -29,7 +29,12 @@ export interface RefundOrder {
    * one transaction. A refund no longer pending is left as it is. Answers the refund as it stands.
    */
   settle(refundId: string): Promise<RefundResult>;
+  /** Settles refunds a stopped process left pending for over a minute (the sweeper's job); answers how many. */
+  settleStale(limit: number): Promise<number>;
 }
+
+/** How long a refund may stay pending before the sweeper settles it: well past any acquirer call. */
+export const STALE_REFUND_MS = 60_000;
 
 /** Creates the refund use case over the payment kit's acquirers and transactions. */
 export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: RefundRepository }): RefundOrder {
@@ -43,7 +48,7 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
     return { refund, order, refunds: await reads.refunds.listForOrder(order.id) };
   }
 
-  return {
+  const refundOrder: RefundOrder = {
     async reserve(tx, scope, orderId, command) {
       const found = await tx.orders.findById(scope, orderId);
       if (!found) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'id');
@@ -95,5 +100,21 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
       });
       return current(refundId);
     },
+
+    async settleStale(limit) {
+      const now = deps.clock.now();
+      const ids = await deps.uow.run((tx) => tx.refunds.claimStale(new Date(now.getTime() - STALE_REFUND_MS), now, limit));
+      let settled = 0;
+      for (const id of ids) {
+        try {
+          await refundOrder.settle(id);
+          settled += 1;
+        } catch (err) {
+          deps.onBackgroundError(err);
+        }
+      }
+      return settled;
+    },
   };
+  return refundOrder;
 }

@@ -19,6 +19,12 @@ export interface RefundRepository {
   listForOrder(orderId: string): Promise<Refund[]>;
   /** The refunds of each order, oldest first (orders without any are absent). */
   listForOrders(orderIds: readonly string[]): Promise<Map<string, Refund[]>>;
+  /**
+   * Takes up to `limit` refunds pending since before `before` (a process stopped between asking
+   * the acquirer and recording its answer), leasing each by moving its updated_at to `now` so
+   * that another sweeper skips it; answers their ids.
+   */
+  claimStale(before: Date, now: Date, limit: number): Promise<string[]>;
   /** One refund by id. */
   findById(refundId: string): Promise<Refund | undefined>;
 }

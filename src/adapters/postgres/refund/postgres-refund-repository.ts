@@ -111,6 +111,18 @@ export class PostgresRefundRepository implements RefundRepository {
     return byOrder;
   }
 
+  async claimStale(before: Date, now: Date, limit: number): Promise<string[]> {
+    const rows = await translateErrors(() =>
+      this.#db.raw<{ rows: { id: string }[] }>(
+        `UPDATE refunds SET updated_at = ? WHERE id IN (
+           SELECT id FROM refunds WHERE status = 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED
+         ) RETURNING id`,
+        [now, before, limit],
+      ),
+    );
+    return rows.rows.map((r) => r.id);
+  }
+
   async findById(refundId: string): Promise<Refund | undefined> {
     const row = await translateErrors(() => this.#db<RefundRow>('refunds').where({ id: refundId }).first());
     return row ? fromRow(row) : undefined;
