@@ -47,6 +47,9 @@ describe('database errors translated in the adapters', () => {
     const second = payments.start(transfer(2));
     await expect(second).rejects.toBeInstanceOf(ConflictError);
     await expect(second).rejects.toThrow('The order has been paid by another payment.');
+    // The payment was written past the use case (no ledger posting): take it away so the ledger verifies.
+    await svc.db.knex('payment_attempts').where({ payment_id: 'pay_transfer1' }).delete();
+    await svc.db.knex('payments').where({ id: 'pay_transfer1' }).delete();
   });
 
   it('a deadlock is a ConflictError, and a transaction of its own is run again when it was the victim', async () => {

@@ -1,5 +1,5 @@
-// A small simulation in the spirit of TigerBeetle's: seeded random interleavings of payments, refunds
-// and voids, run concurrently against the real Postgres, then every invariant checked: the ledger's
+// A small simulation in the spirit of TigerBeetle's: seeded random interleavings of payments, refunds,
+// voids and settlement runs, run concurrently against the real Postgres, then every invariant checked: the ledger's
 // (checkout ledger verify), the orders' against their refunds, and the outbox's events against the
 // orders' versions. fast-check generates the schedules and, on a failure, shrinks to a smaller one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,8 @@ type Step =
   | { kind: 'card'; order: number; card: 'approved' | 'soft_decline' | 'hard_decline' }
   | { kind: 'transfer'; order: number }
   | { kind: 'refund'; order: number; amount: number | undefined }
-  | { kind: 'void'; order: number };
+  | { kind: 'void'; order: number }
+  | { kind: 'settle'; order: number };
 
 const ORDERS = 4;
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -34,6 +35,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('transfer' as const), order: fc.nat(ORDERS - 1) }),
   fc.record({ kind: fc.constant('refund' as const), order: fc.nat(ORDERS - 1), amount: fc.option(fc.integer({ min: 1, max: 1500 }), { nil: undefined }) }),
   fc.record({ kind: fc.constant('void' as const), order: fc.nat(ORDERS - 1) }),
+  fc.record({ kind: fc.constant('settle' as const), order: fc.nat(ORDERS - 1) }),
 );
 /** A schedule: rounds of steps; the steps of a round run at the same time. */
 const schedule = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 });
@@ -71,10 +73,12 @@ async function run(step: Step, orderIds: readonly string[], serial: number): Pro
       ).statusCode;
     case 'void':
       return (await svc.app.inject({ method: 'POST', url: `/v1/orders/${id}/void`, headers: auth() })).statusCode;
+    case 'settle':
+      return (await svc.app.inject({ method: 'POST', url: '/v1/test_helpers/payouts/run', headers: auth() })).statusCode;
   }
 }
 
-describe('random interleavings of payments, refunds and voids', () => {
+describe('random interleavings of payments, refunds, voids and settlement', () => {
   it('keep every invariant of the ledger, the orders and the outbox', async () => {
     let serial = 0;
     await fc.assert(

@@ -8,6 +8,7 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
+import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -261,5 +262,48 @@ describe('a refund a stopped process left pending', () => {
     expect(await getOrder(id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 400 });
     expect((await svc.db.knex('refunds').where({ id: 're_stalerefund1' }).first()).status).toBe('succeeded');
     expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+});
+
+describe('refunds in another currency, and an acquirer that does not answer', () => {
+  it('converts refunds as a running total: a thousand-part refund in fils adds up to the converted capture', async () => {
+    const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: headers(), payload: orderBody({ reference: 'kwd-parts', amount: 1000, currency: 'KWD', line_items: [] }) });
+    const id = created.json().id as string;
+    await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${id}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
+    // 1 fils is 0.299 cents: refund by refund, each would round to 0 EUR and the merchant would never pay them.
+    for (let i = 0; i < 10; i++) expect((await refund(id, { amount: 1, reason: 'other' })).json().status).toBe('succeeded');
+    expect((await refund(id, { reason: 'other' })).json()).toMatchObject({ amount: 990, status: 'succeeded' });
+    const net = (await svc.db.knex('ledger_entries').where({ order_id: id }).groupBy('account', 'currency').select('account', 'currency').sum({ total: 'amount' })) as { account: string; currency: string; total: string }[];
+    const of = (account: string, currency: string) => Number(net.find((n) => n.account === account && n.currency.trim() === currency)?.total ?? 0);
+    const fees = -of('fees_earned', 'EUR');
+    expect(fees).toBeGreaterThan(0);
+    // Everything went back to the card; the merchant owes exactly the fees kept; conversion nets zero in both currencies.
+    expect([of('acquirer_clearing', 'KWD'), of('currency_conversion', 'KWD'), of('currency_conversion', 'EUR'), of('merchant_pending', 'EUR')]).toEqual([0, 0, 0, fees]);
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+
+  it('answers pending when the acquirer fails, holds the amount, and the sweeper settles it later', async () => {
+    const id = await paidOrder({ reference: 'acquirer-down' });
+    const original = SimulatedAlphaAcquirer.prototype.refund;
+    SimulatedAlphaAcquirer.prototype.refund = async () => {
+      throw new Error('acquirer timed out');
+    };
+    let res;
+    try {
+      res = await refund(id, { amount: 500, reason: 'other' });
+    } finally {
+      SimulatedAlphaAcquirer.prototype.refund = original;
+    }
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ status: 'pending', amount: 500 });
+    expect(await getOrder(id)).toMatchObject({ status: 'paid', amount_refunded: 0 });
+    const tooMuch = await refund(id, { amount: 2001, reason: 'other' });
+    expect(tooMuch.json().error.code).toBe('refund_exceeds_remaining');
+    // A minute later the sweeper asks again under the same id.
+    await svc.db.knex('refunds').where({ id: res.json().id }).update({ updated_at: new Date(Date.now() - 120_000) });
+    expect(await svc.core.refunds.settleStale(10)).toBe(1);
+    expect(await getOrder(id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 500 });
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+    svc.internalErrors.length = 0; // the injected failure was reported as a background error, as it should be
   });
 });

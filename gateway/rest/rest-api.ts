@@ -18,6 +18,8 @@ import { registerEventRoutes } from './events/routes.ts';
 import { REFUND_SCHEMAS } from './refunds/schemas.ts';
 import { registerRefundRoutes } from './refunds/routes.ts';
 import { RefundService } from '../../src/gen/checkout/v1/refund_pb.ts';
+import { BalanceService } from '../../src/gen/checkout/v1/balance_pb.ts';
+import { registerBalanceRoutes } from './balance/routes.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -123,6 +125,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     returnCoreHeaders(rest);
     registerOrderRoutes(rest, orders);
     registerRefundRoutes(rest, createClient(RefundService, transport));
+    registerBalanceRoutes(rest, createClient(BalanceService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

@@ -1,3 +1,7 @@
+import { PostgresSettlement } from '../adapters/postgres/payout/postgres-settlement.ts';
+import { createSettleDue, type SettleDue } from '../application/payout/settle-due.ts';
+import { createBalanceService } from '../application/payout/balance-service.ts';
+import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
 import { createRefundOrder, type RefundOrder } from '../application/refund/refund-order.ts';
 import { createVoidOrder } from '../application/void/void-order.ts';
@@ -90,6 +94,8 @@ export interface Core {
   readonly ledger: LedgerAudit;
   /** Refunds, for housekeeping (refunds a stopped process left pending) run by the sweeper. */
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
+  /** The settlement run, for the settler worker. */
+  readonly settleDue: SettleDue;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -128,7 +134,10 @@ export function createCore(options: CoreOptions): Core {
     idempotent,
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
-  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent });
+  const settleDue = createSettleDue({ settlement: new PostgresSettlement(options.knex), clock });
+  const ledgerAudit = new PostgresLedgerAudit(options.knex);
+  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, settleDue });
+  const balanceService = createBalanceService({ authenticate, ledger: ledgerAudit });
   const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
   const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
@@ -155,6 +164,7 @@ export function createCore(options: CoreOptions): Core {
       router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError, newRequestId, secretKey));
       router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId, secretKey));
       router.service(RefundService, guardRequests(RefundService, refundService, onInternalError, newRequestId, secretKey));
+      router.service(BalanceService, guardRequests(BalanceService, balanceService, onInternalError, newRequestId, secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
@@ -162,7 +172,8 @@ export function createCore(options: CoreOptions): Core {
     merchants,
     payments,
     webhookQueue,
-    ledger: new PostgresLedgerAudit(options.knex),
+    ledger: ledgerAudit,
     refunds: refundOrder,
+    settleDue,
   };
 }

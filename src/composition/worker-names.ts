@@ -3,10 +3,10 @@
  * runs them all beside the API by default; `checkout worker --only …` runs
  * some in a process of their own. Several workers of one kind may run
  * against one database and one NATS at once: the relay and the sweeper take
- * rows with SKIP LOCKED, dispatchers share the durable consumer and lease
+ * rows with SKIP LOCKED (the settler too), dispatchers share the durable consumer and lease
  * deliveries, the janitor's deletes are idempotent.
  */
-export const WORKER_NAMES = ['relay', 'dispatcher', 'sweeper', 'janitor'] as const;
+export const WORKER_NAMES = ['relay', 'dispatcher', 'sweeper', 'settler', 'janitor'] as const;
 
 /** Whether a worker needs the link to NATS. */
 export function needsEvents(name: WorkerName): boolean {
@@ -21,6 +21,7 @@ export const WORKER_ROLES: { readonly [W in WorkerName]: string } = {
   relay: 'publishes the outbox (events committed with their change) to JetStream',
   dispatcher: 'delivers events as signed webhooks, with retries',
   sweeper: 'expires orders past their time and settles payment attempts a crashed process left behind (every 5 s)',
+  settler: 'moves captured money past its settlement delay from the pending to the available balance (every minute)',
   janitor: 'deletes idempotency keys past their retention and idle rate-limit buckets (every 10 min)',
 };
 

@@ -1,4 +1,5 @@
 import type { RefundOrder } from '../application/refund/refund-order.ts';
+import type { SettleDue } from '../application/payout/settle-due.ts';
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
 import type { Config } from '../config.ts';
@@ -39,6 +40,7 @@ export interface WorkerContext {
   readonly events: EventLink | undefined;
   readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts'>;
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
+  readonly settleDue: SettleDue;
   readonly log: Log;
 }
 
@@ -180,6 +182,8 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
             ctx.refunds.settleStale(100).catch((err: unknown) => ctx.log.warn('pending refund sweep failed', err)),
           ]),
         );
+      case 'settler':
+        return periodic('settler', 60_000, () => ctx.settleDue().catch((err: unknown) => ctx.log.warn('settlement run failed', err)));
       case 'janitor':
         return periodic('janitor', 10 * 60_000, () =>
           Promise.all([

@@ -1,11 +1,11 @@
 import Type, { type Static } from 'typebox';
-import { Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, IsoTime, NoQuery, NOT_FOUND, OptionalInteger, OptionalText, OrNull, Text } from '../shared/schemas.ts';
+import { Amount, Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, IsoTime, NoQuery, NOT_FOUND, OptionalText, OrNull, Text } from '../shared/schemas.ts';
 
 // Every shape of /v1/orders/:id/refunds, declared once.
 
 export const CreateRefundBody = Body(
   {
-    amount: OptionalInteger({ description: 'Minor units; the whole amount not yet refunded when omitted.' }),
+    amount: Type.Optional(OrNull(Amount({ description: 'Minor units; the whole amount not yet refunded when omitted.' }))),
     reason: Text({ description: 'requested_by_customer, duplicate, fraudulent, product_not_received or other.' }),
     note: OptionalText({ description: 'Free text for your records, at most 500 characters.' }),
   },

@@ -25,10 +25,30 @@ const simulateTransferSchema = {
   },
 };
 
+const runPayoutsSchema = {
+  operationId: 'runPayouts',
+  summary: 'Test mode only: settle everything captured until now, as if the settlement delay had passed',
+  tags: ['test_helpers'],
+  headers: IdempotencyHeaders,
+  querystring: NoQuery,
+  body: NoBody,
+  response: {
+    200: Type.Object({ object: Type.Literal('payout_run'), settled_orders: Type.Integer({ description: 'Orders whose money moved to the available balance in this run.' }) }, { description: 'The run.' }),
+    ...COMMON_ERRORS,
+    ...STATE_CHANGE_ERRORS,
+    ...BODY_ERRORS,
+  },
+};
+
 /** Registers /v1/test_helpers: test-mode simulations (refused with live keys). */
 export function registerTestHelperRoutes(app: FastifyInstance, helpers: Client<typeof TestHelperService>): void {
   app.post<{ Params: IdParams }>('/v1/test_helpers/orders/:id/simulate_transfer', { schema: simulateTransferSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
     const res = await helpers.simulateBankTransfer({ orderId: req.params.id }, coreCall(req));
     return orderJson(res.order!);
+  });
+
+  app.post('/v1/test_helpers/payouts/run', { schema: runPayoutsSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
+    const res = await helpers.runPayouts({}, coreCall(req));
+    return { object: 'payout_run', settled_orders: res.settledOrders };
   });
 }

@@ -69,7 +69,15 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
       const leg = record?.attempts.find((a) => a.status === 'succeeded');
       const processor = leg ? kit.processorOf(leg.route) : undefined;
       // A bank transfer has no acquirer: the simulated bank sends the money back at once.
-      const answer = processor && captureRef ? await processor.refund(captureRef, pending.amount, pending.id) : { kind: 'approved' as const, processorRef: `bank_${pending.id}` };
+      let answer;
+      try {
+        answer = processor && captureRef ? await processor.refund(captureRef, pending.amount, pending.id) : { kind: 'approved' as const, processorRef: `bank_${pending.id}` };
+      } catch (err) {
+        // The acquirer did not answer: the refund stays pending, holding its amount, and the sweeper
+        // (or a repeat with the same Idempotency-Key) asks again under the same id.
+        deps.onBackgroundError(err);
+        return current(refundId);
+      }
       const merchant = await kit.merchantOf(pending.merchantId);
       await deps.uow.run(async (tx) => {
         const order = await tx.orders.lock(pending.orderId);
@@ -93,7 +101,9 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
             livemode: order.livemode,
             reference: order.reference,
             refunded: { amount: refund.amount, currency: refund.currency },
+            refundedBefore: order.amountRefunded,
             settlementCurrency: merchant.settlementCurrency,
+            from: order.settledAt ? 'merchant_available' : 'merchant_pending',
             at: now,
           }),
         );

@@ -55,6 +55,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'refund.note_invalid': invalidRequest('note_invalid'),
   'refund.amount_invalid': invalidRequest('amount_invalid'),
   'void.order_not_voidable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_voidable' },
+  'void.order_already_settled': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_already_settled' },
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */

@@ -2,7 +2,8 @@ import { ApplicationError } from '../shared/application-error.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { TestHelperService } from '../../gen/checkout/v1/test_helpers_pb.ts';
-import { SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../../gen/checkout/v1/test_helpers_pb.ts';
+import { RunPayoutsRequestSchema, RunPayoutsResponseSchema, SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../../gen/checkout/v1/test_helpers_pb.ts';
+import type { SettleDue } from '../payout/settle-due.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { ReceiveTransfer } from '../payment/receive-transfer.ts';
@@ -14,8 +15,21 @@ export function createTestHelperService(deps: {
   readonly authenticate: Authenticate;
   readonly receiveTransfer: ReceiveTransfer;
   readonly idempotent: Idempotent;
+  readonly settleDue: SettleDue;
 }): ServiceImpl<typeof TestHelperService> {
   return {
+    runPayouts: async (req, ctx) => {
+      const caller = await deps.authenticate(ctx, 'secret');
+      if (caller.livemode) {
+        throw new ApplicationError('test_helpers.live_mode', 'Payout runs can only be started in test mode; use a sk_test_ key. Live money settles on its schedule.');
+      }
+      const call = { operation: 'test_helpers.run_payouts', input: RunPayoutsRequestSchema, request: req, output: RunPayoutsResponseSchema };
+      // With a key, a repeat answers the first run's count; without, each call settles what has come due since.
+      return deps.idempotent(ctx, caller, call, async () => {
+        const settled = await deps.settleDue({ scope: { merchantId: caller.merchantId, livemode: false }, ignoreDelay: true });
+        return create(RunPayoutsResponseSchema, { settledOrders: settled });
+      });
+    },
     simulateBankTransfer: async (req, ctx) => {
       const caller = await deps.authenticate(ctx, 'secret');
       if (caller.livemode) {

@@ -29,6 +29,9 @@ export function createVoidOrder(kit: PaymentKit): VoidOrder {
       if (!found) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'id');
       const order = (await tx.orders.lock(found.id))!;
       if (order.status === 'voided') return { order, reversal: undefined };
+      if (order.settledAt) {
+        throw new DomainError('void.order_already_settled', `Order ${order.id} was settled on ${order.settledAt.toISOString()}: its money has left the pending balance. Refund it instead.`);
+      }
       const pendingRefunds = await tx.refunds.pendingAmount(order.id);
       if (order.status !== 'paid' || order.amountRefunded > 0n || pendingRefunds > 0n) {
         const hint = order.status === 'partially_refunded' || order.status === 'refunded' || pendingRefunds > 0n ? ' It has refunds: refund the rest instead.' : '';

@@ -37,7 +37,7 @@ export const LEDGER_ACCOUNTS: readonly LedgerAccount[] = [
 ];
 
 /** What an entry is for, so a payout can itemise it: the gross, each kind of fee, a conversion. */
-export type EntryPurpose = 'gross' | 'percentage_fee' | 'fixed_fee' | 'conversion' | 'refund';
+export type EntryPurpose = 'gross' | 'percentage_fee' | 'fixed_fee' | 'conversion' | 'refund' | 'settlement';
 
 /** One side of a movement: a debit is a positive amount, a credit a negative one (minor units). */
 export interface LedgerEntry {
@@ -48,7 +48,7 @@ export interface LedgerEntry {
 }
 
 /** What caused a transaction; with the cause's id it derives the transaction's id. */
-export type LedgerTransactionKind = 'capture' | 'refund' | 'void';
+export type LedgerTransactionKind = 'capture' | 'refund' | 'void' | 'settle';
 
 /** One movement of money, posted at once or not at all. */
 export interface LedgerTransaction {

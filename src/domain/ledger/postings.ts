@@ -63,24 +63,34 @@ export interface RefundFacts {
   readonly reference: string;
   /** The amount refunded, in the order's currency. */
   readonly refunded: Money;
+  /** What the order's earlier refunds took, in the order's currency. */
+  readonly refundedBefore: bigint;
   /** The merchant's settlement currency. */
   readonly settlementCurrency: string;
+  /** Where the merchant's money for the order is: pending before settlement, available after. */
+  readonly from: 'merchant_pending' | 'merchant_available';
   readonly at: Date;
 }
 
 /**
- * A refund: the merchant's balance (merchant_pending) pays it, and we owe it to the acquirer, who
+ * A refund: the merchant's balance (pending before the order is settled, available after) pays it, and we owe it to the acquirer, who
  * returns it to the card (acquirer_clearing). Fees are not returned. In another settlement
- * currency, the amount passes back through currency_conversion at the reference rate.
+ * currency, the amount passes back through currency_conversion at the reference rate, converted as
+ * the order's running total of refunds so that they add up to the converted capture exactly.
  */
 export function refundPosting(facts: RefundFacts): LedgerTransaction {
   const { refunded } = facts;
-  const converted = convert(refunded, facts.settlementCurrency) ?? refunded;
+  // Converted as a running total, not refund by refund: the converted refunds of an order add up to
+  // the converted capture exactly, however many there are (one by one, each would round on its own,
+  // and a thousand refunds of 1 fils would each convert to 0 EUR).
+  const convertedTotal = (amount: bigint) => (convert({ amount, currency: refunded.currency }, facts.settlementCurrency) ?? { amount, currency: refunded.currency });
+  const after = convertedTotal(facts.refundedBefore + refunded.amount);
+  const converted = { currency: after.currency, amount: after.amount - convertedTotal(facts.refundedBefore).amount };
   const entries =
     converted.currency === refunded.currency
-      ? debitCredit('merchant_pending', 'acquirer_clearing', refunded.currency, refunded.amount, 'refund')
+      ? debitCredit(facts.from, 'acquirer_clearing', refunded.currency, refunded.amount, 'refund')
       : [
-          ...debitCredit('merchant_pending', 'currency_conversion', converted.currency, converted.amount, 'refund'),
+          ...debitCredit(facts.from, 'currency_conversion', converted.currency, converted.amount, 'refund'),
           ...debitCredit('currency_conversion', 'acquirer_clearing', refunded.currency, refunded.amount, 'conversion'),
         ];
   return ledgerTransaction(

@@ -106,6 +106,7 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     method: null,
     settlement: null,
     amountRefunded: 0n,
+    settledAt: null,
     createdAt: ctx.now,
     expiresAt: command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS),
     checkoutToken: ctx.checkoutToken,

@@ -25,6 +25,7 @@ function anOrder(overrides: Partial<Order> = {}): Order {
     method: null,
     settlement: null,
     amountRefunded: 0n,
+    settledAt: null,
     createdAt: CREATED,
     expiresAt: EXPIRES,
     checkoutToken: 'tok',

@@ -193,7 +193,7 @@ export function noteRefund(order: Order, refund: RefundFacts, ids: { eventId: st
       amount: Number(order.amount),
       currency: order.currency,
       amount_refunded: Number(amountRefunded),
-      refund: { id: refund.id, amount: Number(refund.amount), currency: refund.currency, reason: refund.reason, note: refund.note },
+      refund: { id: refund.id, amount: Number(refund.amount), currency: refund.currency, reason: refund.reason, note: refund.note === '' ? null : refund.note },
     },
     ids,
   );
@@ -201,5 +201,6 @@ export function noteRefund(order: Order, refund: RefundFacts, ids: { eventId: st
 
 /** paid → voided, before settlement: order.voided carries the order's id, reference, amount and currency. */
 export function markVoided(order: Order, ids: { eventId: string; now: Date }): Transition {
-  return transition(order, 'voided', {}, 'order.voided', { id: order.id, reference: order.reference, amount: Number(order.amount), currency: order.currency }, ids);
+  // Nothing is owed to the merchant any more: the order shows no settlement.
+  return transition(order, 'voided', { settlement: null }, 'order.voided', { id: order.id, reference: order.reference, amount: Number(order.amount), currency: order.currency }, ids);
 }

@@ -30,6 +30,8 @@ export interface Order {
   readonly settlement: Money | null;
   /** Minor units refunded so far (succeeded refunds only). */
   readonly amountRefunded: bigint;
+  /** When its money moved from the merchant's pending to the available balance; null until then. */
+  readonly settledAt: Date | null;
   readonly createdAt: Date;
   /** When the checkout stops accepting payment. */
   readonly expiresAt: Date;

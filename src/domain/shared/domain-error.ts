@@ -38,7 +38,8 @@ export type DomainErrorCode =
   | 'refund.reason_invalid'
   | 'refund.note_invalid'
   | 'refund.amount_invalid'
-  | 'void.order_not_voidable';
+  | 'void.order_not_voidable'
+  | 'void.order_already_settled';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

@@ -13,7 +13,39 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/test_helpers.proto.
  */
 export const file_checkout_v1_test_helpers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIjUKG1NpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBIWCghvcmRlcl9pZBgBIAEoCUIEwPMYASJBChxTaW11bGF0ZUJhbmtUcmFuc2ZlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIygAEKEVRlc3RIZWxwZXJTZXJ2aWNlEmsKFFNpbXVsYXRlQmFua1RyYW5zZmVyEiguY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXF1ZXN0GikuY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_field_options, file_checkout_v1_order]);
+  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIhMKEVJ1blBheW91dHNSZXF1ZXN0IiwKElJ1blBheW91dHNSZXNwb25zZRIWCg5zZXR0bGVkX29yZGVycxgBIAEoBSI1ChtTaW11bGF0ZUJhbmtUcmFuc2ZlclJlcXVlc3QSFgoIb3JkZXJfaWQYASABKAlCBMDzGAEiQQocU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyMs8BChFUZXN0SGVscGVyU2VydmljZRJrChRTaW11bGF0ZUJhbmtUcmFuc2ZlchIoLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBopLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVzcG9uc2USTQoKUnVuUGF5b3V0cxIeLmNoZWNrb3V0LnYxLlJ1blBheW91dHNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuUnVuUGF5b3V0c1Jlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_field_options, file_checkout_v1_order]);
+
+/**
+ * @generated from message checkout.v1.RunPayoutsRequest
+ */
+export type RunPayoutsRequest = Message<"checkout.v1.RunPayoutsRequest"> & {
+};
+
+/**
+ * Describes the message checkout.v1.RunPayoutsRequest.
+ * Use `create(RunPayoutsRequestSchema)` to create a new message.
+ */
+export const RunPayoutsRequestSchema: GenMessage<RunPayoutsRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_test_helpers, 0);
+
+/**
+ * @generated from message checkout.v1.RunPayoutsResponse
+ */
+export type RunPayoutsResponse = Message<"checkout.v1.RunPayoutsResponse"> & {
+  /**
+   * How many orders were settled by this run.
+   *
+   * @generated from field: int32 settled_orders = 1;
+   */
+  settledOrders: number;
+};
+
+/**
+ * Describes the message checkout.v1.RunPayoutsResponse.
+ * Use `create(RunPayoutsResponseSchema)` to create a new message.
+ */
+export const RunPayoutsResponseSchema: GenMessage<RunPayoutsResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_test_helpers, 1);
 
 /**
  * @generated from message checkout.v1.SimulateBankTransferRequest
@@ -30,7 +62,7 @@ export type SimulateBankTransferRequest = Message<"checkout.v1.SimulateBankTrans
  * Use `create(SimulateBankTransferRequestSchema)` to create a new message.
  */
 export const SimulateBankTransferRequestSchema: GenMessage<SimulateBankTransferRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_test_helpers, 0);
+  messageDesc(file_checkout_v1_test_helpers, 2);
 
 /**
  * @generated from message checkout.v1.SimulateBankTransferResponse
@@ -47,7 +79,7 @@ export type SimulateBankTransferResponse = Message<"checkout.v1.SimulateBankTran
  * Use `create(SimulateBankTransferResponseSchema)` to create a new message.
  */
 export const SimulateBankTransferResponseSchema: GenMessage<SimulateBankTransferResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_test_helpers, 1);
+  messageDesc(file_checkout_v1_test_helpers, 3);
 
 /**
  * TestHelperService drives test-mode flows that real money would drive in
@@ -67,6 +99,17 @@ export const TestHelperService: GenService<{
     methodKind: "unary";
     input: typeof SimulateBankTransferRequestSchema;
     output: typeof SimulateBankTransferResponseSchema;
+  },
+  /**
+   * Settles everything this merchant captured in test mode until now, as if the settlement delay
+   * had passed: the money moves from the pending to the available balance.
+   *
+   * @generated from rpc checkout.v1.TestHelperService.RunPayouts
+   */
+  runPayouts: {
+    methodKind: "unary";
+    input: typeof RunPayoutsRequestSchema;
+    output: typeof RunPayoutsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_checkout_v1_test_helpers, 0);

@@ -99,7 +99,7 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
     sql: `SELECT p.id || ' of ' || p.order_id || ' has ' || count(t.id) || ' capture transactions' AS detail
           FROM payments p CROSS JOIN ledger_start s
           LEFT JOIN ledger_transactions t ON t.payment_id = p.id AND t.kind = 'capture'
-          WHERE p.status = 'succeeded' AND p.captured_at >= s.started_at
+          WHERE p.status = 'succeeded' AND coalesce(p.captured_at, p.updated_at) >= s.started_at
           GROUP BY p.id HAVING count(t.id) <> 1 LIMIT 1`,
   },
   {
@@ -108,7 +108,7 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
           FROM ledger_transactions t JOIN payments p ON p.id = t.payment_id
           LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'acquirer_clearing' AND e.currency = p.currency
           WHERE t.kind = 'capture'
-          GROUP BY t.id, p.id HAVING coalesce(sum(e.amount), 0) <> p.captured_amount LIMIT 1`,
+          GROUP BY t.id, p.id HAVING coalesce(sum(e.amount), 0) <> coalesce(p.captured_amount, p.amount) LIMIT 1`,
   },
   {
     name: 'every succeeded refund has exactly its refund transaction, and no other refund has one',
@@ -137,6 +137,33 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
           FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
           WHERE t.kind IN ('capture', 'void') AND t.order_id IN (SELECT order_id FROM ledger_transactions WHERE kind = 'void')
           GROUP BY t.order_id, e.account, e.currency HAVING sum(e.amount) <> 0 LIMIT 1`,
+  },
+  {
+    name: 'a settled order leaves nothing on the pending balance, and has at most one settle transaction',
+    sql: `SELECT o.id || ': ' || coalesce(sum(e.amount) FILTER (WHERE e.account = 'merchant_pending'), 0) || ' left pending after settlement, '
+                 || count(DISTINCT t.id) FILTER (WHERE t.kind = 'settle') || ' settle transactions' AS detail
+          FROM orders o
+          LEFT JOIN ledger_transactions t ON t.order_id = o.id
+          LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+          WHERE o.settled_at IS NOT NULL
+          GROUP BY o.id
+          HAVING coalesce(sum(e.amount) FILTER (WHERE e.account = 'merchant_pending'), 0) <> 0 OR count(DISTINCT t.id) FILTER (WHERE t.kind = 'settle') > 1
+          LIMIT 1`,
+  },
+  {
+    name: "every refund transaction returns exactly its refund's amount to the card, for the refund's own order",
+    sql: `SELECT t.id || ': returned ' || coalesce(-sum(e.amount), 0) || ' ' || r.currency || ' for a refund of ' || r.amount || ' of ' || r.order_id AS detail
+          FROM ledger_transactions t JOIN refunds r ON r.id = t.refund_id
+          LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'acquirer_clearing' AND e.currency = r.currency
+          WHERE t.kind = 'refund'
+          GROUP BY t.id, r.id HAVING coalesce(-sum(e.amount), 0) <> r.amount OR max(t.order_id) <> r.order_id OR max(t.merchant_id) <> r.merchant_id LIMIT 1`,
+  },
+  {
+    name: 'an order refunded in full leaves nothing on currency_conversion',
+    sql: `SELECT o.id || ': ' || e.currency || ' ' || sum(e.amount) || ' left on currency_conversion' AS detail
+          FROM orders o JOIN ledger_entries e ON e.order_id = o.id AND e.account = 'currency_conversion'
+          WHERE o.status IN ('refunded', 'voided')
+          GROUP BY o.id, e.currency HAVING sum(e.amount) <> 0 LIMIT 1`,
   },
 ];
 

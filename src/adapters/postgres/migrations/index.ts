@@ -9,6 +9,7 @@ import * as eventSubjects from './007-event-subjects.ts';
 import * as payments from './008-payments.ts';
 import * as ledger from './009-ledger.ts';
 import * as refunds from './010-refunds.ts';
+import * as settlement from './011-settlement.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -22,6 +23,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['008-payments', payments],
   ['009-ledger', ledger],
   ['010-refunds', refunds],
+  ['011-settlement', settlement],
 ];
 
 /**

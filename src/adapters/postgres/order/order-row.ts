@@ -17,6 +17,7 @@ export interface OrderRow {
   settlement_amount: string | null;
   /** Absent in snapshots stored before refunds existed, and in the creation statement (the column defaults to 0). */
   amount_refunded?: string;
+  settled_at?: Date | string | null;
   version: number;
   created_at: Date | string;
   updated_at: Date | string;
@@ -73,6 +74,7 @@ export function rowToOrder(row: OrderRow): Order {
         ? { currency: row.settlement_currency, amount: BigInt(row.settlement_amount) }
         : null,
     amountRefunded: BigInt(row.amount_refunded ?? '0'),
+    settledAt: row.settled_at ? new Date(row.settled_at) : null,
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     checkoutToken: row.checkout_token,
