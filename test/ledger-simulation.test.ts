@@ -4,8 +4,7 @@
 // orders' versions. fast-check generates the schedules and, on a failure, shrinks to a smaller one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createClient, createRouterTransport } from '@connectrpc/connect';
-import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { payWithTestCard } from './support/payments.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -45,21 +44,11 @@ const auth = () => ({ authorization: `Bearer ${shop.test_secret_key}` });
 async function run(step: Step, orderIds: readonly string[], serial: number): Promise<number> {
   const id = orderIds[step.order]!;
   switch (step.kind) {
-    case 'card': {
-      const checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
-      const checkoutId = id.slice(4);
-      const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
-      const card = shop.test_cards.find((c) => c.behaviour === step.card)!;
-      return checkout
-        .submitCardPayment(
-          { checkoutId, submissionId: `sim-${serial}`, card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Sim' } },
-          { headers: { 'checkout-token': token } },
-        )
-        .then(
-          () => 200,
-          () => 400,
-        );
-    }
+    case 'card':
+      return payWithTestCard(svc.core.routes, shop, id, { behaviour: step.card, submissionId: `sim-${serial}` }).then(
+        () => 200,
+        () => 400,
+      );
     case 'transfer':
       return (await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${id}/simulate_transfer`, headers: auth() })).statusCode;
     case 'refund':

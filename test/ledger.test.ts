@@ -3,8 +3,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createRouterTransport } from '@connectrpc/connect';
-import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { payWithTestCard } from './support/payments.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { capturePosting } from '../src/domain/ledger/postings.ts';
 import { settlementBreakdown } from '../src/domain/payment/settlement.ts';
@@ -37,14 +37,7 @@ async function newOrder(overrides: Record<string, unknown> = {}): Promise<{ id: 
 }
 
 async function payByCard(orderId: string): Promise<void> {
-  const checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
-  const checkoutId = orderId.slice(4);
-  const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
-  const card = shop.test_cards.find((c) => c.behaviour === 'approved')!;
-  const { outcome } = await checkout.submitCardPayment(
-    { checkoutId, submissionId: `sub-${orderId}`, card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' } },
-    { headers: { 'checkout-token': token } },
-  );
+  const { outcome } = await payWithTestCard(svc.core.routes, shop, orderId);
   expect(outcome?.status).toBe(PaymentStatus.SUCCEEDED);
 }
 

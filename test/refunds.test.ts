@@ -2,8 +2,8 @@
 // transfer in another currency, and 50 concurrent refunds that cannot refund more than was captured.
 // Every test ends with the ledger verified (test/support/service.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createRouterTransport } from '@connectrpc/connect';
-import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { payWithTestCard } from './support/payments.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -27,14 +27,7 @@ async function paidOrder(overrides: Record<string, unknown> = {}): Promise<strin
   const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: headers(), payload: orderBody({ amount: 2500, line_items: [], ...overrides }) });
   expect(created.statusCode, created.body).toBe(201);
   const orderId = created.json().id as string;
-  const checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
-  const checkoutId = orderId.slice(4);
-  const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
-  const card = shop.test_cards.find((c) => c.behaviour === 'approved')!;
-  const { outcome } = await checkout.submitCardPayment(
-    { checkoutId, submissionId: `sub-${orderId}`, card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' } },
-    { headers: { 'checkout-token': token } },
-  );
+  const { outcome } = await payWithTestCard(svc.core.routes, shop, orderId);
   expect(outcome?.status).toBe(PaymentStatus.SUCCEEDED);
   return orderId;
 }

@@ -95,15 +95,20 @@ export async function up(knex: Knex): Promise<void> {
     CREATE CONSTRAINT TRIGGER ledger_entries_balanced AFTER INSERT ON ledger_entries
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_check_balanced()`);
 
+  // Once per statement, over every row it inserted: a settlement run that posts 200,000 entries updates
+  // each account's balance once, not 200,000 times (in an order that could deadlock two runs).
   await knex.raw(`
     CREATE FUNCTION ledger_add_to_balance() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO ledger_balances (merchant_id, livemode, account, currency, balance)
-        VALUES (NEW.merchant_id, NEW.livemode, NEW.account, NEW.currency, NEW.amount)
+        SELECT merchant_id, livemode, account, currency, sum(amount) FROM inserted
+        GROUP BY merchant_id, livemode, account, currency
+        ORDER BY merchant_id, livemode, account, currency
         ON CONFLICT (merchant_id, livemode, account, currency) DO UPDATE SET balance = ledger_balances.balance + EXCLUDED.balance;
       RETURN NULL;
     END $$`);
-  await knex.raw(`CREATE TRIGGER ledger_entries_balance AFTER INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_add_to_balance()`);
+  await knex.raw(`CREATE TRIGGER ledger_entries_balance AFTER INSERT ON ledger_entries REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_add_to_balance()`);
 }
 
 /** Reverts 009. */
