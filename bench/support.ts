@@ -5,9 +5,12 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as connectNats } from 'nats';
 import type { Knex } from 'knex';
+import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { PostgresLedgerAudit } from '../src/adapters/postgres/ledger/postgres-ledger.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -134,12 +137,28 @@ export async function stopServer(server: Server): Promise<void> {
 
 // ---------------------------------------------------------------- clean-up
 
+/** Runs `ledger verify` on the bench's database and prints its verdict (a bench asserts nothing, but says so). */
+export async function verifyLedger(dbUrl: string): Promise<void> {
+  const knex = createDatabase({ url: dbUrl, poolMax: 1 });
+  try {
+    const started = performance.now();
+    const broken = await new PostgresLedgerAudit(knex).verify();
+    const seconds = ((performance.now() - started) / 1000).toFixed(2);
+    console.log(`ledger verify      ${broken ? `BROKEN: ${broken.invariant}: ${broken.detail}` : 'every invariant holds'} (${seconds} s)`);
+  } catch (err) {
+    log(`ledger verify could not run: ${err}`);
+  } finally {
+    await knex.destroy();
+  }
+}
+
 /**
  * The end of a run: drops the bench database (or, with BENCH_KEEP_DB=1, prints its URL), closes
  * the admin connection and deletes the bench's NATS stream. Failures are logged, not thrown.
  */
 export async function removeBenchState(opts: { admin: Knex; dbName: string; dbUrl: string; dbCreated: boolean; natsStream: string }): Promise<void> {
   const { admin, dbName, dbUrl, dbCreated, natsStream } = opts;
+  if (dbCreated) await verifyLedger(dbUrl);
   if (dbCreated && !KEEP_DB) {
     await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [dbName]).catch((err) => log(`dropping ${dbName}: ${err}`));
   } else if (dbCreated) {
