@@ -91,6 +91,13 @@ describe('renderCheckout: which page', () => {
     }
   });
 
+  it('closes the page of a VOIDED order, and shows a receipt for a refunded one: no payment form for either', () => {
+    const voided = render({ order: { status: OrderStatus.VOIDED } });
+    expect(voided).toContain('<h1>This checkout has expired</h1>');
+    expect(voided).not.toMatch(/<form|<input/);
+    for (const status of [OrderStatus.PARTIALLY_REFUNDED, OrderStatus.REFUNDED]) expect(render({ ...paid, order: { ...paid.order, status } })).not.toMatch(/<form|<input/);
+  });
+
   it('shows the last failure and the attempts left when the order FAILED', () => {
     const out = render({ order: { status: OrderStatus.FAILED }, lastFailureMessage: 'Insufficient funds.', attemptsRemaining: 2 });
     expect(out).toContain('Your last payment attempt failed: Insufficient funds.');

@@ -11,13 +11,14 @@ export type CheckoutView = 'receipt' | 'expired' | 'payment';
 
 /**
  * Paid (a receipt, or status PAID) wins over everything, so a paid order
- * never shows a second payment form; then expired (status EXPIRED, or its
- * expiry passed before the core noticed); otherwise the payment page.
+ * never shows a second payment form; then closed (status EXPIRED or VOIDED, or
+ * its expiry passed before the core noticed); otherwise the payment page.
  */
 export function checkoutView(checkout: Checkout, now: Date): CheckoutView {
   const status = checkout.order?.status;
   if (checkout.receipt || status === OrderStatus.PAID || status === OrderStatus.PARTIALLY_REFUNDED || status === OrderStatus.REFUNDED) return 'receipt';
-  if (status === OrderStatus.EXPIRED) return 'expired';
+  // A voided order takes no payment: its page is closed, as an expired one's.
+  if (status === OrderStatus.EXPIRED || status === OrderStatus.VOIDED) return 'expired';
   const expiresAt = checkout.expiresAt ?? checkout.order?.expiresAt;
   if (expiresAt && timestampDate(expiresAt).getTime() <= now.getTime()) return 'expired';
   return 'payment';
