@@ -9,7 +9,8 @@ let svc: TestService;
 let shop: SandboxCredentials;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Endpoints point at loopback (port 9, discard), so the suite registers no other host.
+  svc = await startTestService({ webhookAllowPrivateNetworks: true });
   shop = await svc.sandbox('Keys shop');
 });
 afterAll(async () => {
@@ -64,18 +65,18 @@ describe('Idempotency-Key on state-changing calls', () => {
   it('a failed request gives its key back: a corrected request may use it', async () => {
     const refused = await call('POST', '/v1/webhook_endpoints', 'endpoint-1', { url: 'not a url' });
     expect(refused.statusCode).toBe(400);
-    const created = await call('POST', '/v1/webhook_endpoints', 'endpoint-1', { url: 'https://shop.example/hooks' });
+    const created = await call('POST', '/v1/webhook_endpoints', 'endpoint-1', { url: 'http://127.0.0.1:9/hooks' });
     expect(created.statusCode).toBe(201);
-    const again = await call('POST', '/v1/webhook_endpoints', 'endpoint-1', { url: 'https://shop.example/hooks' });
+    const again = await call('POST', '/v1/webhook_endpoints', 'endpoint-1', { url: 'http://127.0.0.1:9/hooks' });
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json()).toEqual(created.json());
-    const rows = await svc.db.knex('webhook_endpoints').where({ url: 'https://shop.example/hooks', merchant_id: shop.merchant_id });
+    const rows = await svc.db.knex('webhook_endpoints').where({ url: 'http://127.0.0.1:9/hooks', merchant_id: shop.merchant_id });
     expect(rows).toHaveLength(1);
   });
 
   it('concurrent requests with one key run the work once; the others wait for it and replay its answer', async () => {
-    const created = (await call('POST', '/v1/webhook_endpoints', undefined, { url: 'https://shop.example/rotating' })).json();
+    const created = (await call('POST', '/v1/webhook_endpoints', undefined, { url: 'http://127.0.0.1:9/rotating' })).json();
     const answers = await Promise.all(Array.from({ length: 10 }, () => call('POST', `/v1/webhook_endpoints/${created.id}/rotate_secret`, 'rotate-1', {})));
     expect(answers.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((r) => r.json().secret)).size).toBe(1);
@@ -85,7 +86,7 @@ describe('Idempotency-Key on state-changing calls', () => {
   });
 
   it('covers update, delete, replay and redeliver too', async () => {
-    const created = (await call('POST', '/v1/webhook_endpoints', undefined, { url: 'https://shop.example/more' })).json();
+    const created = (await call('POST', '/v1/webhook_endpoints', undefined, { url: 'http://127.0.0.1:9/more' })).json();
     for (const [method, url, body] of [
       ['PATCH', `/v1/webhook_endpoints/${created.id}`, { description: 'x' }],
       ['POST', `/v1/webhook_endpoints/${created.id}/replay`, { since: '2020-01-01T00:00:00Z' }],

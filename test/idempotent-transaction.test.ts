@@ -17,7 +17,8 @@ let scope: Scope;
 let idempotent: Idempotent;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Endpoints point at loopback (port 9, discard), so the suite registers no other host.
+  svc = await startTestService({ webhookAllowPrivateNetworks: true });
   const shop = await svc.sandbox('Generic keys shop');
   scope = { merchantId: shop.merchant_id, livemode: false };
   idempotent = createIdempotent(new PostgresUnitOfWork(svc.db.knex));
@@ -60,7 +61,7 @@ const endpointsAt = (url: string) => svc.db.knex('webhook_endpoints').where({ ur
 
 describe('idempotency in the transaction of the work, for any operation', () => {
   it('work that fails after writing leaves neither its writes nor the key behind; the key then serves a corrected request', async () => {
-    const url = 'https://shop.example/failing';
+    const url = 'http://127.0.0.1:9/failing';
     const ran: string[] = [];
     const failing = idempotent(context('refund-1'), scope, refund('we_a'), async (tx, afterCommit) => {
       await insertEndpoint(tx, url);
@@ -89,7 +90,7 @@ describe('idempotency in the transaction of the work, for any operation', () => 
   });
 
   it('concurrent calls with one key run the work once; the others wait for its commit and replay its answer', async () => {
-    const url = 'https://shop.example/concurrent';
+    const url = 'http://127.0.0.1:9/concurrent';
     let runs = 0;
     const contexts = Array.from({ length: 8 }, () => context('refund-2'));
     const answers = await Promise.all(
@@ -109,7 +110,7 @@ describe('idempotency in the transaction of the work, for any operation', () => 
   });
 
   it('a waiting call whose first request rolled back runs the work itself', async () => {
-    const url = 'https://shop.example/second-chance';
+    const url = 'http://127.0.0.1:9/second-chance';
     let attempt = 0;
     const work = async (tx: TransactionScope) => {
       attempt += 1;
@@ -147,7 +148,7 @@ describe('idempotency in the transaction of the work, for any operation', () => 
   });
 
   it('without a key the work just runs in a transaction, every time', async () => {
-    const url = 'https://shop.example/unkeyed';
+    const url = 'http://127.0.0.1:9/unkeyed';
     for (let i = 0; i < 2; i++) await idempotent(context(), scope, refund('we_e'), async (tx) => create(ReplayEventsResponseSchema, { queued: (await insertEndpoint(tx, url)).length }));
     expect(await endpointsAt(url)).toHaveLength(2);
     await expect(idempotent(context(' bad key'), scope, refund('we_e'), async () => create(ReplayEventsResponseSchema))).rejects.toMatchObject({ code: 'idempotency.key_invalid' });

@@ -7,7 +7,8 @@ let svc: TestService;
 let shop: SandboxCredentials;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Endpoints point at loopback (port 9, discard), so the suite registers no other host.
+  svc = await startTestService({ webhookAllowPrivateNetworks: true });
   shop = await svc.sandbox('Endpoints shop');
 });
 afterAll(async () => {
@@ -24,10 +25,10 @@ const call = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) =>
 
 describe('webhook endpoints', () => {
   it('refuses an empty enabled_events on create, and subscribes to everything when it is left out', async () => {
-    const empty = await call('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hooks', enabled_events: [] });
+    const empty = await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks', enabled_events: [] });
     expect(empty.statusCode).toBe(400);
     expect(empty.json().error).toMatchObject({ code: 'enabled_events_invalid', param: 'enabled_events' });
-    const all = await call('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hooks' });
+    const all = await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' });
     expect(all.statusCode).toBe(201);
     expect(all.json().enabled_events).toEqual(['*']);
   });
