@@ -60,6 +60,8 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** API rate limit per key: tokens per second and bucket size (perSecond 0 switches it off). */
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  /** The daily payout cut-off (PAYOUT_CUTOFF, HH:MM in UTC): minutes after midnight UTC. */
+  readonly payoutCutoffMinutesUtc: number;
 }
 
 /** How long a client may take, and how many connections it may hold, on every protocol of the port. */
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 1, 1_000_000),
     },
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    payoutCutoffMinutesUtc: timeOfDay(env, 'PAYOUT_CUTOFF', '00:00'),
     cardVelocity: {
       windowMs: integer(env, 'CARD_VELOCITY_WINDOW_S', 600, 1, 86_400) * 1000,
       perClientAddress: integer(env, 'CARD_VELOCITY_PER_ADDRESS', 40, 0, 1_000_000),
@@ -211,4 +214,12 @@ function name(env: NodeJS.ProcessEnv, key: string, fallback: string, pattern: Re
     throw new ConfigError(`${key} has an invalid value "${raw}"${allowed ? ` (one of ${[...allowed].join(', ')})` : ''}.`);
   }
   return raw;
+}
+
+/** A time of day "HH:MM" (24-hour, UTC) as minutes after midnight. */
+function timeOfDay(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+  const value = env[name] ?? fallback;
+  const match = /^([01][0-9]|2[0-3]):([0-5][0-9])$/.exec(value);
+  if (!match) throw new ConfigError(`${name} must be a time of day HH:MM in UTC, such as 00:00 or 17:30 (got ${JSON.stringify(value)}).`);
+  return Number(match[1]) * 60 + Number(match[2]);
 }

@@ -1,5 +1,9 @@
 import { PostgresSettlement } from '../adapters/postgres/payout/postgres-settlement.ts';
-import { createSettleDue, type SettleDue } from '../application/payout/settle-due.ts';
+import { createSettleDue } from '../application/payout/settle-due.ts';
+import { createPayoutRuns, type PayoutRuns } from '../application/payout/run-payouts.ts';
+import { createPayoutService } from '../application/payout/payout-service.ts';
+import { PostgresPayoutBatcher, PostgresPayoutReader } from '../adapters/postgres/payout/postgres-payouts.ts';
+import { PayoutService } from '../gen/checkout/v1/payout_pb.ts';
 import { createBalanceService } from '../application/payout/balance-service.ts';
 import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
@@ -68,6 +72,8 @@ export interface CoreOptions {
   readonly velocity?: VelocityLimits;
   /** API rate limit per key; none when absent or when perSecond is 0. */
   readonly rateLimit?: RateLimitPolicy;
+  /** The daily payout cut-off, minutes after midnight UTC (midnight when absent). */
+  readonly payoutCutoffMinutesUtc?: number;
 }
 
 const NO_FEED: EventFeed = {
@@ -94,8 +100,8 @@ export interface Core {
   readonly ledger: LedgerAudit;
   /** Refunds, for housekeeping (refunds a stopped process left pending) run by the sweeper. */
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
-  /** The settlement run, for the settler worker. */
-  readonly settleDue: SettleDue;
+  /** Settlement and payout runs, for the settler worker. */
+  readonly payoutRuns: PayoutRuns;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -136,7 +142,18 @@ export function createCore(options: CoreOptions): Core {
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
   const settleDue = createSettleDue({ settlement: new PostgresSettlement(options.knex), clock });
   const ledgerAudit = new PostgresLedgerAudit(options.knex);
-  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, settleDue });
+  const payoutReader = new PostgresPayoutReader(options.knex);
+  const payoutRuns = createPayoutRuns({
+    uow,
+    batcher: new PostgresPayoutBatcher(options.knex),
+    reader: payoutReader,
+    settleDue,
+    clock,
+    ids,
+    cutoffMinutesUtc: options.payoutCutoffMinutesUtc ?? 0,
+  });
+  const payoutService = createPayoutService({ authenticate, payouts: payoutReader });
+  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, payouts: payoutRuns });
   const balanceService = createBalanceService({ authenticate, ledger: ledgerAudit });
   const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
   const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
@@ -165,6 +182,7 @@ export function createCore(options: CoreOptions): Core {
       router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId, secretKey));
       router.service(RefundService, guardRequests(RefundService, refundService, onInternalError, newRequestId, secretKey));
       router.service(BalanceService, guardRequests(BalanceService, balanceService, onInternalError, newRequestId, secretKey));
+      router.service(PayoutService, guardRequests(PayoutService, payoutService, onInternalError, newRequestId, secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
@@ -174,6 +192,6 @@ export function createCore(options: CoreOptions): Core {
     webhookQueue,
     ledger: ledgerAudit,
     refunds: refundOrder,
-    settleDue,
+    payoutRuns,
   };
 }

@@ -69,6 +69,7 @@ export async function startService(config: Config): Promise<RunningService> {
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
+    payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc,
   });
   const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
 
@@ -90,7 +91,7 @@ export async function startService(config: Config): Promise<RunningService> {
     await knex.destroy();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
-  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, settleDue: core.settleDue, log });
+  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, log });
   log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
 
@@ -132,8 +133,8 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     await knex.destroy();
     throw err;
   }
-  const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity });
-  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, settleDue: core.settleDue, log });
+  const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity, payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc });
+  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, log });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);
   log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);

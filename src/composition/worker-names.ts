@@ -21,7 +21,7 @@ export const WORKER_ROLES: { readonly [W in WorkerName]: string } = {
   relay: 'publishes the outbox (events committed with their change) to JetStream',
   dispatcher: 'delivers events as signed webhooks, with retries',
   sweeper: 'expires orders past their time and settles payment attempts a crashed process left behind (every 5 s)',
-  settler: 'moves captured money past its settlement delay from the pending to the available balance (every minute)',
+  settler: 'moves captured money past its settlement delay from the pending to the available balance, makes the daily payouts after the cut-off and sends them (every minute)',
   janitor: 'deletes idempotency keys past their retention and idle rate-limit buckets (every 10 min)',
 };
 

@@ -1,5 +1,5 @@
 import type { RefundOrder } from '../application/refund/refund-order.ts';
-import type { SettleDue } from '../application/payout/settle-due.ts';
+import type { PayoutRuns } from '../application/payout/run-payouts.ts';
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
 import type { Config } from '../config.ts';
@@ -40,7 +40,7 @@ export interface WorkerContext {
   readonly events: EventLink | undefined;
   readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts'>;
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
-  readonly settleDue: SettleDue;
+  readonly payoutRuns: PayoutRuns;
   readonly log: Log;
 }
 
@@ -183,7 +183,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
           ]),
         );
       case 'settler':
-        return periodic('settler', 60_000, () => ctx.settleDue().catch((err: unknown) => ctx.log.warn('settlement run failed', err)));
+        return periodic('settler', 60_000, () => ctx.payoutRuns.scheduled().catch((err: unknown) => ctx.log.warn('settlement or payout run failed', err)));
       case 'janitor':
         return periodic('janitor', 10 * 60_000, () =>
           Promise.all([

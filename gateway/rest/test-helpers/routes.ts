@@ -1,10 +1,11 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
+import { payoutJson } from '../payouts/payout-json.ts';
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { TestHelperService } from '../../../src/gen/checkout/v1/test_helpers_pb.ts';
 import { orderJson } from '../orders/order-json.ts';
 import { coreCall } from '../shared/core-call.ts';
-import { BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NoBody, NoQuery, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
+import { Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NoBody, NoQuery, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
 import { emptyBodyIsEmptyObject } from '../shared/body.ts';
 
 const simulateTransferSchema = {
@@ -25,15 +26,29 @@ const simulateTransferSchema = {
   },
 };
 
+const RunPayoutsBody = Body(
+  { outcome: Type.Optional(Type.String({ enum: ['paid', 'failed'], description: 'How the simulated bank answers: paid (default), or failed (the money returns to the available balance).' })) },
+  'The request body must be a JSON object, e.g. {} or {"outcome": "failed"}.',
+  { optional: true },
+);
+type RunPayoutsBody = Static<typeof RunPayoutsBody>;
+
 const runPayoutsSchema = {
   operationId: 'runPayouts',
-  summary: 'Test mode only: settle everything captured until now, as if the settlement delay had passed',
+  summary: 'Test mode only: settle everything captured until now as if the delay had passed, and pay it out at once',
   tags: ['test_helpers'],
   headers: IdempotencyHeaders,
   querystring: NoQuery,
-  body: NoBody,
+  body: RunPayoutsBody,
   response: {
-    200: Type.Object({ object: Type.Literal('payout_run'), settled_orders: Type.Integer({ description: 'Orders whose money moved to the available balance in this run.' }) }, { description: 'The run.' }),
+    200: Type.Object(
+      {
+        object: Type.Literal('payout_run'),
+        settled_orders: Type.Integer({ description: 'Orders whose money moved to the available balance in this run.' }),
+        payouts: Type.Array(Type.Ref('Payout'), { description: "The payouts this run made, after the simulated bank's answer (paid or failed)." }),
+      },
+      { description: 'The run.' },
+    ),
     ...COMMON_ERRORS,
     ...STATE_CHANGE_ERRORS,
     ...BODY_ERRORS,
@@ -47,8 +62,8 @@ export function registerTestHelperRoutes(app: FastifyInstance, helpers: Client<t
     return orderJson(res.order!);
   });
 
-  app.post('/v1/test_helpers/payouts/run', { schema: runPayoutsSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
-    const res = await helpers.runPayouts({}, coreCall(req));
-    return { object: 'payout_run', settled_orders: res.settledOrders };
+  app.post<{ Body: RunPayoutsBody }>('/v1/test_helpers/payouts/run', { schema: runPayoutsSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
+    const res = await helpers.runPayouts({ outcome: req.body.outcome }, coreCall(req));
+    return { object: 'payout_run', settled_orders: res.settledOrders, payouts: res.payouts.map(payoutJson) };
   });
 }

@@ -1,3 +1,4 @@
+import { PostgresPayoutRepository } from './payout/postgres-payouts.ts';
 import type { Knex } from 'knex';
 import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
 import { translateErrors } from './database.ts';
@@ -33,6 +34,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
             orders: new PostgresOrderRepository(trx),
             payments: new PostgresPaymentRepository(trx),
             refunds: new PostgresRefundRepository(trx),
+            payouts: new PostgresPayoutRepository(trx),
             merchants: new PostgresMerchantRepository(trx),
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),

@@ -3,7 +3,8 @@ import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { TestHelperService } from '../../gen/checkout/v1/test_helpers_pb.ts';
 import { RunPayoutsRequestSchema, RunPayoutsResponseSchema, SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../../gen/checkout/v1/test_helpers_pb.ts';
-import type { SettleDue } from '../payout/settle-due.ts';
+import type { PayoutRuns } from '../payout/run-payouts.ts';
+import { payoutToProto } from '../payout/payout-service.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { ReceiveTransfer } from '../payment/receive-transfer.ts';
@@ -15,7 +16,7 @@ export function createTestHelperService(deps: {
   readonly authenticate: Authenticate;
   readonly receiveTransfer: ReceiveTransfer;
   readonly idempotent: Idempotent;
-  readonly settleDue: SettleDue;
+  readonly payouts: PayoutRuns;
 }): ServiceImpl<typeof TestHelperService> {
   return {
     runPayouts: async (req, ctx) => {
@@ -23,11 +24,15 @@ export function createTestHelperService(deps: {
       if (caller.livemode) {
         throw new ApplicationError('test_helpers.live_mode', 'Payout runs can only be started in test mode; use a sk_test_ key. Live money settles on its schedule.');
       }
+      const outcome = req.outcome ?? 'paid';
+      if (outcome !== 'paid' && outcome !== 'failed') {
+        throw new ApplicationError('test_helpers.outcome_invalid', 'outcome must be "paid" or "failed".', 'outcome');
+      }
       const call = { operation: 'test_helpers.run_payouts', input: RunPayoutsRequestSchema, request: req, output: RunPayoutsResponseSchema };
-      // With a key, a repeat answers the first run's count; without, each call settles what has come due since.
+      // With a key, a repeat answers the first run's payouts; without, each call pays out what has come in since.
       return deps.idempotent(ctx, caller, call, async () => {
-        const settled = await deps.settleDue({ scope: { merchantId: caller.merchantId, livemode: false }, ignoreDelay: true });
-        return create(RunPayoutsResponseSchema, { settledOrders: settled });
+        const run = await deps.payouts.runNow({ merchantId: caller.merchantId, livemode: false }, outcome);
+        return create(RunPayoutsResponseSchema, { settledOrders: run.settledOrders, payouts: run.payouts.map(payoutToProto) });
       });
     },
     simulateBankTransfer: async (req, ctx) => {

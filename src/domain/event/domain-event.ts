@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'order.voided',
   'order.disputed',
   'payout.settled',
+  'payout.paid',
+  'payout.failed',
   'subscription.charged',
 ] as const;
 

@@ -129,3 +129,48 @@ export function voidPosting(capture: Pick<LedgerTransaction, 'merchantId' | 'liv
     capture.entries.map((e) => ({ ...e, amount: -e.amount })),
   );
 }
+
+/** What a payout's arrival or failure posts from. */
+export interface PayoutFacts {
+  readonly payoutId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly amount: Money;
+  readonly at: Date;
+}
+
+function payoutTransaction(kind: 'payout' | 'payout_paid' | 'payout_failure', facts: PayoutFacts, debit: Parameters<typeof debitCredit>[0], credit: Parameters<typeof debitCredit>[1]): LedgerTransaction {
+  return ledgerTransaction(
+    {
+      id: ledgerTransactionId(kind, facts.payoutId),
+      kind,
+      merchantId: facts.merchantId,
+      livemode: facts.livemode,
+      orderId: null,
+      paymentId: null,
+      refundId: null,
+      payoutId: facts.payoutId,
+      reference: null,
+      createdAt: facts.at,
+    },
+    debitCredit(debit, credit, facts.amount.currency, facts.amount.amount, 'payout'),
+  );
+}
+
+/**
+ * A payout leaving: the merchant's available money becomes payouts_in_transit. (The run posts this
+ * one set-based, in SQL of the same shape; the function states the rule and tests it.)
+ */
+export function payoutPosting(facts: PayoutFacts): LedgerTransaction {
+  return payoutTransaction('payout', facts, 'merchant_available', 'payouts_in_transit');
+}
+
+/** A payout arrived at the merchant's bank: the money in transit has left us (payouts_paid). */
+export function payoutPaidPosting(facts: PayoutFacts): LedgerTransaction {
+  return payoutTransaction('payout_paid', facts, 'payouts_in_transit', 'payouts_paid');
+}
+
+/** A payout the bank refused: the money in transit returns to the merchant's available balance. */
+export function payoutFailurePosting(facts: PayoutFacts): LedgerTransaction {
+  return payoutTransaction('payout_failure', facts, 'payouts_in_transit', 'merchant_available');
+}

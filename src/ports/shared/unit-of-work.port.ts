@@ -7,6 +7,7 @@ import type { OrderRepository } from '../order/order-repository.port.ts';
 import type { PaymentRepository } from '../payment/payment-repository.port.ts';
 import type { LedgerJournal } from '../ledger/ledger.port.ts';
 import type { RefundRepository } from '../refund/refund-repository.port.ts';
+import type { PayoutRepository } from '../payout/payout-repository.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
@@ -17,6 +18,7 @@ export interface TransactionScope {
   readonly orders: OrderRepository;
   readonly payments: PaymentRepository;
   readonly refunds: RefundRepository;
+  readonly payouts: PayoutRepository;
   readonly merchants: MerchantReader;
   readonly endpoints: WebhookEndpointRepository;
   readonly deliveries: WebhookDeliveryQueue;

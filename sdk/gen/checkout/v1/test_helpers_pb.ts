@@ -7,18 +7,26 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_checkout_v1_field_options } from "./field_options_pb.ts";
 import type { Order } from "./order_pb.ts";
 import { file_checkout_v1_order } from "./order_pb.ts";
+import type { Payout } from "./payout_pb.ts";
+import { file_checkout_v1_payout } from "./payout_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file checkout/v1/test_helpers.proto.
  */
 export const file_checkout_v1_test_helpers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIhMKEVJ1blBheW91dHNSZXF1ZXN0IiwKElJ1blBheW91dHNSZXNwb25zZRIWCg5zZXR0bGVkX29yZGVycxgBIAEoBSI1ChtTaW11bGF0ZUJhbmtUcmFuc2ZlclJlcXVlc3QSFgoIb3JkZXJfaWQYASABKAlCBMDzGAEiQQocU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyMs8BChFUZXN0SGVscGVyU2VydmljZRJrChRTaW11bGF0ZUJhbmtUcmFuc2ZlchIoLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBopLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVzcG9uc2USTQoKUnVuUGF5b3V0cxIeLmNoZWNrb3V0LnYxLlJ1blBheW91dHNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuUnVuUGF5b3V0c1Jlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_field_options, file_checkout_v1_order]);
+  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIjUKEVJ1blBheW91dHNSZXF1ZXN0EhQKB291dGNvbWUYASABKAlIAIgBAUIKCghfb3V0Y29tZSJSChJSdW5QYXlvdXRzUmVzcG9uc2USFgoOc2V0dGxlZF9vcmRlcnMYASABKAUSJAoHcGF5b3V0cxgCIAMoCzITLmNoZWNrb3V0LnYxLlBheW91dCI1ChtTaW11bGF0ZUJhbmtUcmFuc2ZlclJlcXVlc3QSFgoIb3JkZXJfaWQYASABKAlCBMDzGAEiQQocU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyMs8BChFUZXN0SGVscGVyU2VydmljZRJrChRTaW11bGF0ZUJhbmtUcmFuc2ZlchIoLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBopLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVzcG9uc2USTQoKUnVuUGF5b3V0cxIeLmNoZWNrb3V0LnYxLlJ1blBheW91dHNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuUnVuUGF5b3V0c1Jlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_field_options, file_checkout_v1_order, file_checkout_v1_payout]);
 
 /**
  * @generated from message checkout.v1.RunPayoutsRequest
  */
 export type RunPayoutsRequest = Message<"checkout.v1.RunPayoutsRequest"> & {
+  /**
+   * How the simulated bank answers: "paid" (default) or "failed" (the money returns to the balance).
+   *
+   * @generated from field: optional string outcome = 1;
+   */
+  outcome?: string | undefined;
 };
 
 /**
@@ -38,6 +46,13 @@ export type RunPayoutsResponse = Message<"checkout.v1.RunPayoutsResponse"> & {
    * @generated from field: int32 settled_orders = 1;
    */
   settledOrders: number;
+
+  /**
+   * The payouts this run made, as they stand after the bank's answer.
+   *
+   * @generated from field: repeated checkout.v1.Payout payouts = 2;
+   */
+  payouts: Payout[];
 };
 
 /**
@@ -102,7 +117,8 @@ export const TestHelperService: GenService<{
   },
   /**
    * Settles everything this merchant captured in test mode until now, as if the settlement delay
-   * had passed: the money moves from the pending to the available balance.
+   * had passed, and pays the available balance out at once: each payout is sent and the simulated
+   * bank answers within the call (paid, or failed when asked).
    *
    * @generated from rpc checkout.v1.TestHelperService.RunPayouts
    */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { LedgerAccount, LedgerTransaction } from '../../../domain/ledger/ledger.ts';
 import type { AccountBalance, LedgerAudit, LedgerJournal, LedgerViolation } from '../../../ports/ledger/ledger.port.ts';
 import { translateErrors } from '../database.ts';
+import { UNPAID } from '../payout/postgres-payouts.ts';
 
 /** LedgerJournal on ledger_transactions and ledger_entries; balances follow by trigger (migration 009). */
 export class PostgresLedgerJournal implements LedgerJournal {
@@ -22,6 +23,7 @@ export class PostgresLedgerJournal implements LedgerJournal {
           order_id: transaction.orderId,
           payment_id: transaction.paymentId,
           refund_id: transaction.refundId,
+          payout_id: transaction.payoutId ?? null,
           reference: transaction.reference,
           created_at: transaction.createdAt,
         })
@@ -60,6 +62,7 @@ export class PostgresLedgerJournal implements LedgerJournal {
         orderId: tx.order_id,
         paymentId: tx.payment_id,
         refundId: tx.refund_id ?? null,
+        payoutId: tx.payout_id ?? null,
         reference: tx.reference,
         createdAt: new Date(tx.created_at),
         entries: entries.map((e) => ({ account: e.account, currency: String(e.currency).trim(), amount: BigInt(e.amount), purpose: e.purpose })),
@@ -73,7 +76,7 @@ export class PostgresLedgerJournal implements LedgerJournal {
  * lists them). They read committed data; run them while nothing posts, or accept that a
  * transaction committing meanwhile is seen whole or not at all.
  */
-const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
+const INVARIANTS: ReadonlyArray<{ name: string; sql: string; bindings?: Record<string, unknown> }> = [
   {
     name: 'each transaction balances',
     sql: `SELECT transaction_id || ': ' || currency || ' differs by ' || sum(amount) AS detail
@@ -165,6 +168,57 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string }> = [
           WHERE o.status IN ('refunded', 'voided')
           GROUP BY o.id, e.currency HAVING sum(e.amount) <> 0 LIMIT 1`,
   },
+  {
+    name: 'every payout equals the sum of its items, and its parts add up to it',
+    sql: `SELECT p.id || ': amount ' || p.amount || ', items ' || coalesce(sum(i.net), 0) || ' (' || count(i.id) || ' of ' || p.item_count || ')' AS detail
+          FROM payouts p LEFT JOIN payout_items i ON i.payout_id = p.id
+          GROUP BY p.id
+          HAVING p.amount <> coalesce(sum(i.net), 0) OR count(i.id) <> p.item_count
+              OR p.gross <> coalesce(sum(i.gross) FILTER (WHERE i.type = 'charge'), 0)
+              OR p.fees <> coalesce(sum(i.percentage_fee + i.fixed_fee + i.other_fees), 0)
+              OR p.refunds <> coalesce(sum(i.gross) FILTER (WHERE i.type = 'refund'), 0)
+          LIMIT 1`,
+  },
+  {
+    name: "each payout item pays out its own merchant's money once, in the payout's mode and currency, as its transaction moved it",
+    sql: `SELECT i.transaction_id || ' in ' || p.id || ': net ' || i.net || ', moved ' || coalesce(-sum(e.amount), 0) AS detail
+          FROM payout_items i JOIN payouts p ON p.id = i.payout_id JOIN ledger_transactions t ON t.id = i.transaction_id
+          LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account IN ('merchant_pending', 'merchant_available') AND e.currency = p.currency
+          GROUP BY i.id, p.id, t.id
+          HAVING t.merchant_id <> p.merchant_id OR t.livemode <> p.livemode OR i.currency <> p.currency OR i.net <> coalesce(-sum(e.amount), 0)
+              OR t.kind IN ('settle', 'payout', 'payout_paid') OR (t.order_id IS DISTINCT FROM i.order_id)
+          LIMIT 1`,
+  },
+  {
+    name: 'each settled order is in exactly one payout once its money is paid out, and each payout item is of a settled order or of the available balance',
+    sql: `SELECT i.payout_id || ' pays out ' || i.transaction_id || ' of ' || coalesce(i.order_id, '-') || ', which is not settled' AS detail
+          FROM payout_items i LEFT JOIN orders o ON o.id = i.order_id
+          WHERE i.type = 'charge' AND (o.settled_at IS NULL OR (SELECT count(*) FROM payout_items c WHERE c.order_id = i.order_id AND c.type = 'charge') <> 1)
+          LIMIT 1`,
+  },
+  {
+    name: 'each payout has its payout transaction for its amount, a paid one its arrival, a failed one its return, and nothing else',
+    sql: `SELECT p.id || ' (' || p.status || '): ' || string_agg(t.kind || ' ' || coalesce(e.amount::text, '?'), ', ' ORDER BY t.kind) AS detail
+          FROM payouts p
+          LEFT JOIN ledger_transactions t ON t.payout_id = p.id
+          LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'payouts_in_transit'
+          GROUP BY p.id
+          HAVING count(*) FILTER (WHERE t.kind = 'payout' AND e.amount = -p.amount) <> 1
+              OR count(*) FILTER (WHERE t.kind = 'payout_paid' AND e.amount = p.amount) <> CASE WHEN p.status = 'paid' THEN 1 ELSE 0 END
+              OR count(*) FILTER (WHERE t.kind = 'payout_failure' AND e.amount = p.amount) <> CASE WHEN p.status = 'failed' THEN 1 ELSE 0 END
+              OR count(t.id) <> CASE WHEN p.status IN ('paid', 'failed') THEN 2 ELSE 1 END
+          LIMIT 1`,
+  },
+  {
+    name: 'no merchant balance is spent twice: the available balance is exactly what is not yet paid out',
+    sql: `WITH unpaid AS (SELECT merchant_id, livemode, currency, sum(net) AS owed FROM (${UNPAID}) u GROUP BY 1, 2, 3),
+               available AS (SELECT merchant_id, livemode, currency, -balance AS owed FROM ledger_balances WHERE account = 'merchant_available')
+          SELECT coalesce(a.merchant_id, u.merchant_id) || ' ' || coalesce(a.currency, u.currency) || ': available ' || coalesce(a.owed, 0) || ', not yet paid out ' || coalesce(u.owed, 0) AS detail
+          FROM available a FULL JOIN unpaid u USING (merchant_id, livemode, currency)
+          WHERE coalesce(a.owed, 0) <> coalesce(u.owed, 0)
+          LIMIT 1`,
+    bindings: { cutoff: 'infinity', merchantId: null, livemode: false },
+  },
 ];
 
 /** LedgerAudit over the ledger tables. */
@@ -185,7 +239,9 @@ export class PostgresLedgerAudit implements LedgerAudit {
   async verify(): Promise<LedgerViolation | undefined> {
     return translateErrors(async () => {
       for (const invariant of INVARIANTS) {
-        const result = await this.#knex.raw<{ rows: { detail: string }[] }>(invariant.sql);
+        const result = invariant.bindings
+          ? await this.#knex.raw<{ rows: { detail: string }[] }>(invariant.sql, invariant.bindings)
+          : await this.#knex.raw<{ rows: { detail: string }[] }>(invariant.sql);
         const broken = result.rows[0];
         if (broken) return { invariant: invariant.name, detail: broken.detail };
       }
