@@ -1,5 +1,6 @@
 // bench/settlement: settles 100,000 captured orders across 100 merchants with the set-based
-// settlement run, and times `ledger verify` on the result. Prints figures; asserts nothing.
+// settlement run, pays the result out (one payout per merchant, an item per order), and times
+// `ledger verify` on the result. Prints figures; asserts nothing.
 //
 //   npm run bench:settlement
 //   BENCH_ORDERS=100000 BENCH_MERCHANTS=100 npm run bench:settlement
@@ -12,6 +13,9 @@ import { createDatabase, migrateLatest } from '../src/adapters/postgres/database
 import { PostgresSettlement } from '../src/adapters/postgres/payout/postgres-settlement.ts';
 import { PostgresLedgerAudit } from '../src/adapters/postgres/ledger/postgres-ledger.ts';
 import { createSettleDue } from '../src/application/payout/settle-due.ts';
+import { PostgresPayoutBatcher } from '../src/adapters/postgres/payout/postgres-payouts.ts';
+import { SANDBOX_PAYOUT_IBAN } from '../src/domain/payout/payout.entity.ts';
+import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
 import { envInt, KEEP_DB, log, POSTGRES_URL } from './support.ts';
 
 const ORDERS = envInt('BENCH_ORDERS', 100_000);
@@ -68,6 +72,13 @@ try {
   const settled = await settleDue();
   const settleSeconds = (performance.now() - t0) / 1000;
 
+  const batcher = new PostgresPayoutBatcher(knex);
+  const now = new Date();
+  const tp = performance.now();
+  const payouts = (await batcher.makePayouts({ now, cutoff: now, arrivalDate: now.toISOString().slice(0, 10), sandboxIban: SANDBOX_PAYOUT_IBAN, newId: () => cryptoIdGenerator.newId('po_') })) ?? [];
+  const payoutSeconds = (performance.now() - tp) / 1000;
+  const [items] = (await knex('payout_items').count({ n: '*' })) as { n: string }[];
+
   const audit = new PostgresLedgerAudit(knex);
   const t1 = performance.now();
   const broken = await audit.verify();
@@ -76,9 +87,12 @@ try {
   const [available] = (await knex('ledger_balances').where({ account: 'merchant_available' }).sum({ total: 'balance' })) as { total: string }[];
   console.log(`settled orders     ${settled} of ${ORDERS} (${MERCHANTS} merchants)`);
   console.log(`settlement run     ${settleSeconds.toFixed(2)} s  (${Math.round(settled / settleSeconds)} orders/s; aim: under 10 s for 100,000)`);
+  console.log(`payout run         ${payoutSeconds.toFixed(2)} s  (${payouts.length} payouts, ${items?.n} items)`);
   console.log(`ledger verify      ${verifySeconds.toFixed(2)} s  (${broken ? `BROKEN: ${broken.invariant}: ${broken.detail}` : 'every invariant holds'})`);
-  console.log(`available balance  ${-Number(available?.total ?? 0)} EUR cents (expected ${ORDERS * 2440})`);
-  console.log(JSON.stringify({ orders: ORDERS, merchants: MERCHANTS, settled, settle_seconds: Number(settleSeconds.toFixed(3)), verify_seconds: Number(verifySeconds.toFixed(3)), verified: !broken }));
+  const [inTransit] = (await knex('ledger_balances').where({ account: 'payouts_in_transit' }).sum({ total: 'balance' })) as { total: string }[];
+  console.log(`available balance  ${-Number(available?.total ?? 0)} EUR cents (expected 0: all paid out)`);
+  console.log(`payouts in transit ${-Number(inTransit?.total ?? 0)} EUR cents (expected ${ORDERS * 2440})`);
+  console.log(JSON.stringify({ orders: ORDERS, merchants: MERCHANTS, settled, settle_seconds: Number(settleSeconds.toFixed(3)), payout_seconds: Number(payoutSeconds.toFixed(3)), payouts: payouts.length, verify_seconds: Number(verifySeconds.toFixed(3)), verified: !broken }));
 } finally {
   await knex.destroy();
   if (KEEP_DB) log(`kept ${POSTGRES_URL}/${name}`);
