@@ -10,6 +10,7 @@ import * as payments from './008-payments.ts';
 import * as ledger from './009-ledger.ts';
 import * as refunds from './010-refunds.ts';
 import * as settlement from './011-settlement.ts';
+import * as manualCapture from './013-manual-capture.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -24,6 +25,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['009-ledger', ledger],
   ['010-refunds', refunds],
   ['011-settlement', settlement],
+  ['013-manual-capture', manualCapture],
 ];
 
 /**
