@@ -75,6 +75,10 @@ export interface Messages {
   challengeCancel: string;
   receiptTitle: string;
   receiptThanks: string;
+  /** A manual order's receipt while authorized: the payment is approved, not charged yet. */
+  authorizedTitle: string;
+  authorizedNotice: string;
+  authorizedAt: string;
   merchant: string;
   paidWith: string;
   cardEnding: string;
@@ -134,6 +138,9 @@ const en: Messages = {
   challengeCancel: 'Cancel',
   receiptTitle: 'Payment successful',
   receiptThanks: 'Thank you. {merchant} has received your payment.',
+  authorizedTitle: 'Payment authorized',
+  authorizedNotice: 'Thank you. Your payment is authorized: the amount is reserved on your account, and {merchant} will charge it when your order is confirmed. Nothing has been charged yet.',
+  authorizedAt: 'Authorized on',
   merchant: 'Merchant',
   paidWith: 'Paid with',
   cardEnding: '{brand} ending in {last4}',
@@ -227,6 +234,9 @@ const de: Messages = {
   challengeCancel: 'Abbrechen',
   receiptTitle: 'Zahlung erfolgreich',
   receiptThanks: 'Vielen Dank. {merchant} hat Ihre Zahlung erhalten.',
+  authorizedTitle: 'Zahlung autorisiert',
+  authorizedNotice: 'Vielen Dank. Ihre Zahlung ist autorisiert: Der Betrag ist auf Ihrem Konto reserviert, und {merchant} bucht ihn ab, sobald Ihre Bestellung bestätigt ist. Es wurde noch nichts abgebucht.',
+  authorizedAt: 'Autorisiert am',
   merchant: 'Händler',
   paidWith: 'Bezahlt mit',
   cardEnding: '{brand} mit Endziffern {last4}',

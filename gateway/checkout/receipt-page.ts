@@ -1,5 +1,6 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Checkout } from '../../src/gen/checkout/v1/checkout_pb.ts';
+import { OrderStatus } from '../../src/gen/checkout/v1/order_pb.ts';
 import { formatDateTime, formatMoney } from './format.ts';
 import { html, type SafeHtml } from './html.ts';
 import { fill, type Messages } from './i18n.ts';
@@ -34,7 +35,11 @@ function returnLink(url: string, merchant: string, m: Messages): SafeHtml {
 <p><button type="button" id="stay" class="secondary" hidden>${m.stay}</button></p>`;
 }
 
-/** The receipt of a paid order: what was paid, to whom, how and when, and the way back to the merchant. Never a payment form. */
+/**
+ * The receipt of a paid order: what was paid, to whom, how and when, and the way back to the
+ * merchant. An authorized order (manual capture) gets the same receipt, saying the payment is
+ * authorized and not charged yet. Never a payment form.
+ */
 export function renderReceiptPage(checkout: Checkout, ctx: PageContext): string {
   const m = ctx.messages;
   const order = checkout.order;
@@ -42,9 +47,11 @@ export function renderReceiptPage(checkout: Checkout, ctx: PageContext): string 
   const merchant = merchantName(checkout, ctx);
   const paidAt = receipt?.paidAt && timestampDate(receipt.paidAt);
   const returnUrl = safeReturnUrl(checkout.returnUrl);
-  const main = html`<main id="receipt">
-<h1>${m.receiptTitle}</h1>
-<p>${fill(m.receiptThanks, { merchant })}</p>
+  const authorized = order?.status === OrderStatus.AUTHORIZED;
+  const title = authorized ? m.authorizedTitle : m.receiptTitle;
+  const main = html`<main id="receipt"${authorized ? html` data-authorized` : ''}>
+<h1>${title}</h1>
+<p id="receipt-notice">${fill(authorized ? m.authorizedNotice : m.receiptThanks, { merchant })}</p>
 <section class="panel" aria-labelledby="receipt-title">
 <h2 id="receipt-title" class="visually-hidden">${m.summary}</h2>
 <dl class="facts">
@@ -52,11 +59,11 @@ export function renderReceiptPage(checkout: Checkout, ctx: PageContext): string 
 <dt>${m.reference}</dt><dd>${order?.reference}</dd>
 <dt>${m.amount}</dt><dd>${formatMoney(order?.amount ?? 0n, order?.currency ?? '', ctx.locale.locale)}</dd>
 <dt>${m.paidWith}</dt><dd>${paidWith(receipt?.method || order?.method || '', receipt?.cardBrand ?? '', receipt?.cardLast4 ?? '', m)}</dd>
-${paidAt && html`<dt>${m.paidAt}</dt><dd><time datetime="${paidAt.toISOString()}" data-local>${formatDateTime(paidAt, ctx.locale.locale)}</time></dd>`}
+${paidAt && html`<dt>${authorized ? m.authorizedAt : m.paidAt}</dt><dd><time datetime="${paidAt.toISOString()}" data-local>${formatDateTime(paidAt, ctx.locale.locale)}</time></dd>`}
 <dt>${m.orderId}</dt><dd class="mono">${order?.id}</dd>
 </dl>
 </section>
 ${returnUrl && returnLink(returnUrl, merchant, m)}
 </main>`;
-  return renderDocument(ctx, { title: `${m.receiptTitle} – ${merchant}`, main, testMode: checkout.testMode });
+  return renderDocument(ctx, { title: `${title} – ${merchant}`, main, testMode: checkout.testMode });
 }

@@ -26,6 +26,7 @@ describe('renderCheckout: escaping', () => {
   const pages: Record<string, SampleOverrides> = {
     payment: {},
     receipt: paid,
+    authorized: { ...paid, order: { status: OrderStatus.AUTHORIZED, method: 'card' } },
     expired: { order: { status: OrderStatus.EXPIRED } },
     failed: { order: { status: OrderStatus.FAILED }, lastFailureMessage: evil },
   };
@@ -57,6 +58,19 @@ describe('renderCheckout: escaping', () => {
 });
 
 describe('renderCheckout: which page', () => {
+  it('renders an authorized order (manual capture) as a receipt that says nothing is charged yet, never a form', () => {
+    const authorized: SampleOverrides = { ...paid, order: { status: OrderStatus.AUTHORIZED, method: 'card' } };
+    expect(checkoutView(sampleCheckout(authorized), SAMPLE_NOW)).toBe('receipt');
+    expect(checkoutView(sampleCheckout({ order: { status: OrderStatus.AUTHORIZED } }), SAMPLE_NOW)).toBe('receipt');
+    const out = render(authorized);
+    expect(out).toContain('<h1>Payment authorized</h1>');
+    expect(out).toContain('Nothing has been charged yet');
+    expect(out).toContain('Authorized on');
+    expect(out).not.toContain('<form id="card-form"');
+    expect(render(authorized, 'de')).toContain('Zahlung autorisiert');
+    expect(render(paid)).toContain('Payment successful');
+  });
+
   it('renders the payment form for a pending order', () => {
     const out = render();
     expect(checkoutView(sampleCheckout(), SAMPLE_NOW)).toBe('payment');

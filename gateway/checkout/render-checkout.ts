@@ -10,13 +10,14 @@ import { renderReceiptPage } from './receipt-page.ts';
 export type CheckoutView = 'receipt' | 'expired' | 'payment';
 
 /**
- * Paid (a receipt, or status PAID) wins over everything, so a paid order
+ * Paid (a receipt, or status PAID or AUTHORIZED) wins over everything, so a paid order
  * never shows a second payment form; then closed (status EXPIRED or VOIDED, or
  * its expiry passed before the core noticed); otherwise the payment page.
  */
 export function checkoutView(checkout: Checkout, now: Date): CheckoutView {
   const status = checkout.order?.status;
-  if (checkout.receipt || status === OrderStatus.PAID || status === OrderStatus.PARTIALLY_REFUNDED || status === OrderStatus.REFUNDED) return 'receipt';
+  // An authorized order (manual capture) was paid by the customer too: its receipt says it is not charged yet.
+  if (checkout.receipt || status === OrderStatus.PAID || status === OrderStatus.AUTHORIZED || status === OrderStatus.PARTIALLY_REFUNDED || status === OrderStatus.REFUNDED) return 'receipt';
   // A voided order takes no payment: its page is closed, as an expired one's.
   if (status === OrderStatus.EXPIRED || status === OrderStatus.VOIDED) return 'expired';
   const expiresAt = checkout.expiresAt ?? checkout.order?.expiresAt;

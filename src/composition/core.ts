@@ -9,6 +9,7 @@ import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
 import { createRefundOrder, type RefundOrder } from '../application/refund/refund-order.ts';
 import { createVoidOrder } from '../application/void/void-order.ts';
+import { createCaptureOrder } from '../application/capture/capture-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { HandlerContext } from '@connectrpc/connect';
@@ -137,6 +138,7 @@ export function createCore(options: CoreOptions): Core {
     getOrder,
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore }),
     voidOrder: createVoidOrder(payments.kit),
+    captureOrder: createCaptureOrder(payments.kit),
     idempotent,
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });

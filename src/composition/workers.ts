@@ -38,7 +38,7 @@ export interface WorkerContext {
   readonly installationId: string;
   /** The link to NATS; the relay and the dispatcher need it, the others do not. */
   readonly events: EventLink | undefined;
-  readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts'>;
+  readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts' | 'releaseAuthorizations'>;
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
   readonly payoutRuns: PayoutRuns;
   readonly log: Log;
@@ -160,8 +160,9 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
 
 /**
  * Starts the named workers of this process.
- * Orders past their time become expired (with order.expired) even when nobody opens their checkout, and
- * attempts a crashed process left behind are settled (a capture nobody recorded is reversed).
+ * Orders past their time become expired (with order.expired) even when nobody opens their checkout,
+ * attempts a crashed process left behind are settled (a capture nobody recorded is reversed), and
+ * authorizations of manual orders not captured within 7 days are released (order.voided).
  */
 export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): Worker[] {
   const events = () => {
@@ -179,6 +180,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
           Promise.all([
             ctx.payments.expireDue(500).catch((err: unknown) => ctx.log.warn('order expiry sweep failed', err)),
             ctx.payments.recoverAttempts(100).catch((err: unknown) => ctx.log.warn('payment recovery sweep failed', err)),
+            ctx.payments.releaseAuthorizations(100).catch((err: unknown) => ctx.log.warn('authorization release sweep failed', err)),
             ctx.refunds.settleStale(100).catch((err: unknown) => ctx.log.warn('pending refund sweep failed', err)),
           ]),
         );

@@ -1,5 +1,5 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { OrderStatus, type Order, type PaymentAttempt } from '../../../src/gen/checkout/v1/order_pb.ts';
+import { CaptureMethod, OrderStatus, type Order, type PaymentAttempt } from '../../../src/gen/checkout/v1/order_pb.ts';
 import { refundJson, type RefundJson } from '../refunds/refund-json.ts';
 
 /** An order as the REST API shows it: snake_case, amounts as JSON integers. */
@@ -17,6 +17,9 @@ export interface OrderJson {
   settlement: { currency: string; amount: number } | null;
   refunds: RefundJson[];
   amount_refunded: number;
+  capture_method: 'automatic' | 'manual';
+  amount_captured: number | null;
+  authorization_expires_at: string | null;
   attempts: AttemptJson[];
   created: string;
   expires_at: string;
@@ -68,6 +71,7 @@ const STATUS_JSON: { readonly [S in KnownStatus]: string } = {
   [OrderStatus.PARTIALLY_REFUNDED]: 'partially_refunded',
   [OrderStatus.REFUNDED]: 'refunded',
   [OrderStatus.VOIDED]: 'voided',
+  [OrderStatus.AUTHORIZED]: 'authorized',
 };
 
 /**
@@ -96,6 +100,9 @@ export function orderJson(order: Order): OrderJson {
     settlement: order.settlement ? { currency: order.settlement.currency, amount: Number(order.settlement.amount) } : null,
     refunds: order.refunds.map(refundJson),
     amount_refunded: Number(order.amountRefunded),
+    capture_method: order.captureMethod === CaptureMethod.MANUAL ? 'manual' : 'automatic',
+    amount_captured: order.amountCaptured === undefined ? null : Number(order.amountCaptured),
+    authorization_expires_at: order.authorizationExpiresAt ? isoOf(order.authorizationExpiresAt) : null,
     attempts: order.attempts.map(attemptJson),
     created: isoOf(order.created),
     expires_at: isoOf(order.expiresAt),

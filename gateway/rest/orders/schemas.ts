@@ -41,6 +41,12 @@ export const CreateOrderBody = Body(
     line_items: OptionalList(LineItemInput, 'line_items must be an array of {name, amount} objects.', { description: 'At most 100; when given, their amounts must sum to amount.' }),
     return_url: OptionalText({ description: 'Absolute http(s) URL the customer returns to after paying, with order_id and reference added.' }),
     expires_at: OptionalTimestamp({ description: 'When the checkout closes: 5 minutes to 30 days ahead; 24 hours when omitted.' }),
+    capture_method: Type.Optional(
+      Type.String({
+        enum: ['automatic', 'manual'],
+        description: 'automatic (the default): captured as the customer pays. manual: only authorized then (status authorized); capture it with POST /v1/orders/{id}/capture within 7 days, or it is released.',
+      }),
+    ),
   },
   'The request body must be a JSON object, e.g. {"amount": 1000, "currency": "EUR", "reference": "order-1"}.',
 );
@@ -54,7 +60,7 @@ export const PaymentAttemptSchema = Type.Object(
     id: Type.String({ pattern: '^att_' }),
     method: Type.String({ enum: ['card', 'wallet', 'bank_transfer'] }),
     route: Type.String({ description: 'Acquirer route, e.g. simulated_alpha, simulated_beta, virtual_iban.' }),
-    status: Type.String({ enum: ['processing', 'requires_authentication', 'succeeded', 'failed', 'canceled', 'reversal_pending', 'reversed'] }),
+    status: Type.String({ enum: ['processing', 'requires_authentication', 'authorized', 'succeeded', 'failed', 'canceled', 'reversal_pending', 'reversed'] }),
     decline_code: OrNull(Type.String()),
     authentication: Type.String({ enum: ['not_required', 'required', 'passed', 'failed', 'abandoned'] }),
     card_brand: OrNull(Type.String()),
@@ -73,8 +79,9 @@ export const OrderSchema = Type.Object(
     amount: Type.Integer({ description: 'Minor units.' }),
     currency: Type.String(),
     status: Type.String({
-      enum: ['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided'],
-      description: 'failed is not final: the customer may pay until expires_at. A paid order becomes partially_refunded, then refunded.',
+      enum: ['pending', 'failed', 'authorized', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided'],
+      description:
+        'failed is not final: the customer may pay until expires_at. A paid order becomes partially_refunded, then refunded. A manual order is authorized when paid, then paid once captured, or voided.',
     }),
     checkout_url: Type.String({ format: 'uri', description: '<checkout host>/c/<order id suffix>' }),
     line_items: Type.Array(Type.Object({ name: Type.String(), amount: Type.Integer() })),
@@ -85,6 +92,9 @@ export const OrderSchema = Type.Object(
     }),
     refunds: Type.Array(Type.Ref('Refund'), { description: 'Every refund of the order, oldest first.' }),
     amount_refunded: Type.Integer({ description: 'Minor units refunded so far (succeeded refunds).' }),
+    capture_method: Type.String({ enum: ['automatic', 'manual'] }),
+    amount_captured: OrNull(Type.Integer({ description: 'Minor units captured, once captured: less than amount after a partial capture, and what refunds are bounded by.' })),
+    authorization_expires_at: OrNull(IsoTime({ description: 'While authorized: when the authorization is released unless captured (7 days after it was made).' })),
     attempts: Type.Array(Type.Ref('PaymentAttempt')),
     created: IsoTime(),
     expires_at: IsoTime(),
@@ -130,7 +140,7 @@ export const listOrdersSchema = {
 
 export const voidOrderSchema = {
   operationId: 'voidOrder',
-  summary: 'Void a paid order before settlement: the money is released, no fee is charged',
+  summary: 'Void an authorized order, or a paid one before settlement: the money is released, no fee is charged',
   tags: ['orders'],
   params: IdParams,
   headers: IdempotencyHeaders,
@@ -141,8 +151,35 @@ export const voidOrderSchema = {
     ...COMMON_ERRORS,
     ...NOT_FOUND,
     ...BODY_ERRORS,
-    409: ErrorAnswer('The order is not paid, or has refunds (order_not_voidable: refund instead); or it changed concurrently (concurrent_change).'),
+    409: ErrorAnswer('The order is neither authorized nor paid, or has refunds (order_not_voidable: refund instead); it was settled (order_already_settled); or it changed concurrently (concurrent_change).'),
     422: ErrorAnswer('The same Idempotency-Key came with another request (idempotency_key_reused).'),
+  },
+};
+
+export const CaptureOrderBody = Body(
+  {
+    amount: Type.Optional(OrNull(Amount({ description: 'Minor units, 1 up to the authorized amount; the whole authorized amount when omitted. The rest of the authorization is released.' }))),
+  },
+  'The request body must be a JSON object, e.g. {"amount": 1000}, or empty.',
+  { optional: true },
+);
+export type CaptureOrderBody = Static<typeof CaptureOrderBody>;
+
+export const captureOrderSchema = {
+  operationId: 'captureOrder',
+  summary: 'Capture an authorized order (capture_method manual), in full or in part',
+  tags: ['orders'],
+  params: IdParams,
+  headers: IdempotencyHeaders,
+  querystring: NoQuery,
+  body: CaptureOrderBody,
+  response: {
+    200: orderAnswer('The order, paid, with amount_captured.'),
+    ...COMMON_ERRORS,
+    ...NOT_FOUND,
+    ...BODY_ERRORS,
+    409: ErrorAnswer('The order is not authorized (order_not_capturable), or it changed concurrently (concurrent_change).'),
+    422: ErrorAnswer('The same Idempotency-Key came with another request (idempotency_key_reused), or the acquirer declined the capture (capture_declined).'),
   },
 };
 

@@ -26,7 +26,8 @@ export interface CheckoutView {
 
 /** Builds the checkout view of an order from its attempts and merchant. */
 export function checkoutView(order: Order, attempts: readonly PaymentAttempt[], merchant: MerchantRecord): CheckoutView {
-  const succeeded = attempts.find((a) => a.status === 'succeeded');
+  // An authorized attempt (manual capture) is the customer's payment as much as a captured one.
+  const succeeded = attempts.find((a) => a.status === 'succeeded') ?? attempts.find((a) => a.status === 'authorized');
   const last = attempts.at(-1);
   const submissions = submissionsOf(attempts);
   let returnUrl = '';

@@ -80,6 +80,8 @@ function fingerprintOf(command: CreateOrderCommand): string {
     command.lineItems.map((item) => [item.name, item.amount.toString()]),
     command.returnUrl ?? null,
     command.expiresAt?.toISOString() ?? null,
+    // Only a manual order's: the fingerprints of keys stored before capture methods existed stay as they were.
+    ...(command.captureMethod === 'manual' ? ['manual'] : []),
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -7,11 +7,12 @@ import {
   type Refund as ProtoRefund,
   type PaymentAttempt as ProtoPaymentAttempt,
   OrderStatus as ProtoOrderStatus,
+  CaptureMethod as ProtoCaptureMethod,
   type CreateOrderRequest,
   type Order as ProtoOrder,
 } from '../../gen/checkout/v1/order_pb.ts';
 import type { CreateOrderCommand } from '../../domain/order/create-order.ts';
-import type { Order, OrderStatus } from '../../domain/order/order.entity.ts';
+import type { CaptureMethod, Order, OrderStatus } from '../../domain/order/order.entity.ts';
 import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
 import type { Refund } from '../../domain/refund/refund.entity.ts';
 
@@ -20,9 +21,15 @@ const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   paid: ProtoOrderStatus.PAID,
   expired: ProtoOrderStatus.EXPIRED,
   failed: ProtoOrderStatus.FAILED,
+  authorized: ProtoOrderStatus.AUTHORIZED,
   partially_refunded: ProtoOrderStatus.PARTIALLY_REFUNDED,
   refunded: ProtoOrderStatus.REFUNDED,
   voided: ProtoOrderStatus.VOIDED,
+};
+
+const CAPTURE_METHOD_TO_PROTO: { readonly [M in CaptureMethod]: ProtoCaptureMethod } = {
+  automatic: ProtoCaptureMethod.AUTOMATIC,
+  manual: ProtoCaptureMethod.MANUAL,
 };
 
 /** Maps a payment attempt to its proto message. */
@@ -60,6 +67,9 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     attempts: attempts.map(attemptToProto),
     amountRefunded: order.amountRefunded,
     refunds: refunds.map(refundToProto),
+    captureMethod: CAPTURE_METHOD_TO_PROTO[order.captureMethod],
+    amountCaptured: order.amountCaptured ?? undefined,
+    authorizationExpiresAt: order.authorizationExpiresAt ? timestampFromDate(order.authorizationExpiresAt) : undefined,
   });
 }
 
@@ -88,5 +98,6 @@ export function createOrderCommandFromProto(req: CreateOrderRequest): CreateOrde
     lineItems: req.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
     returnUrl: req.returnUrl,
     expiresAt: req.expiresAt ? timestampDate(req.expiresAt) : undefined,
+    captureMethod: req.captureMethod === ProtoCaptureMethod.MANUAL ? 'manual' : 'automatic',
   };
 }

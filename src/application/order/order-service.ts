@@ -8,10 +8,14 @@ import {
   ListOrdersResponseSchema,
   VoidOrderRequestSchema,
   VoidOrderResponseSchema,
+  CaptureOrderRequestSchema,
+  CaptureOrderResponseSchema,
 } from '../../gen/checkout/v1/order_pb.ts';
 import type { PaymentChange } from '../../domain/payment/payment.entity.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import type { VoidOrder } from '../void/void-order.ts';
+import type { CaptureOrder } from '../capture/capture-order.ts';
+import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
@@ -30,6 +34,7 @@ export interface OrderServiceDeps {
   readonly getOrder: GetOrderUseCase;
   readonly listOrders: ListOrdersUseCase;
   readonly voidOrder: VoidOrder;
+  readonly captureOrder: CaptureOrder;
   readonly idempotent: Idempotent;
 }
 
@@ -63,15 +68,30 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
       const caller = await secretCaller(ctx);
       const call = { operation: 'orders.void', input: VoidOrderRequestSchema, request: req, output: VoidOrderResponseSchema };
       let reversal: PaymentChange | undefined;
+      let releases: readonly PaymentAttempt[] = [];
       await deps.idempotent(ctx, caller, call, async (tx) => {
         const held = await deps.voidOrder.hold(tx, caller, req.id);
         reversal = held.reversal;
+        releases = held.releases;
         return create(VoidOrderResponseSchema, { order: orderToProto(held.order) });
       });
       // After the commit: the acquirer releases the money, then the void is recorded (or the sweeper retries it).
       if (reversal) await deps.voidOrder.reverse(reversal);
+      // An authorized order was voided in the transaction; its authorization is released now.
+      if (releases.length > 0) await deps.voidOrder.release(releases);
       const details = await deps.getOrder(caller, req.id);
       return create(VoidOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+    },
+    captureOrder: async (req, ctx) => {
+      const caller = await secretCaller(ctx);
+      const call = { operation: 'orders.capture', input: CaptureOrderRequestSchema, request: req, output: CaptureOrderResponseSchema };
+      await deps.idempotent(ctx, caller, call, async (tx) => {
+        const order = await deps.captureOrder.capture(tx, caller, req.id, req.amount);
+        return create(CaptureOrderResponseSchema, { order: orderToProto(order) });
+      });
+      // The order as it now stands, with its attempts (a replay answers it too).
+      const details = await deps.getOrder(caller, req.id);
+      return create(CaptureOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
     },
   };
 }

@@ -1,12 +1,10 @@
 import { reasonOrderRefuses, takesPayment } from '../../domain/order/order-transitions.ts';
 import type { Order } from '../../domain/order/order.entity.ts';
 import { cancel, claimChallenge } from '../../domain/payment/payment.entity.ts';
-import type { PaymentProcessor } from '../../ports/payment/payment-processor.port.ts';
-import type { AuthenticationResult } from '../../domain/payment/payment-attempt.entity.ts';
-import type { PaymentChange } from '../../domain/payment/payment.entity.ts';
 import { ApplicationError } from '../shared/application-error.ts';
 import { attemptsOf, type PaymentKit } from './payment-kit.ts';
 import { outcomeOf, waitForSubmission, type PaymentOutcome } from './payment-outcome.ts';
+import type { Capture } from './pay-order.ts';
 
 /** What answering a 3-D Secure challenge is asked to do. */
 export interface AuthenticatePaymentCommand {
@@ -31,7 +29,7 @@ export type AuthenticatePayment = (command: AuthenticatePaymentCommand) => Promi
  */
 export function createAuthenticatePayment(
   kit: PaymentKit,
-  capture: (change: PaymentChange, processor: PaymentProcessor, processorRef: string, authentication: AuthenticationResult) => Promise<PaymentOutcome>,
+  capture: Capture,
 ): AuthenticatePayment {
   const { deps } = kit;
   return async (command) => {
@@ -71,6 +69,6 @@ export function createAuthenticatePayment(
       const settled = await kit.finishFailure(change, answered.declineCode, 'failed');
       return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: answered.declineCode } });
     }
-    return capture(change, processor, answered.processorRef, 'passed');
+    return capture(change, processor, answered.processorRef, 'passed', claimed.order.captureMethod);
   };
 }

@@ -1,5 +1,5 @@
 import type { Card } from '../../domain/payment/card.ts';
-import type { Order } from '../../domain/order/order.entity.ts';
+import type { CaptureMethod, Order } from '../../domain/order/order.entity.ts';
 import { assertPayable } from '../../domain/order/order-transitions.ts';
 import { assertSubmissionAllowed, isInFlight, retriesOnAlternative } from '../../domain/payment/attempt-policy.ts';
 import { ATTEMPT_ID_PREFIX, type AuthenticationResult } from '../../domain/payment/payment-attempt.entity.ts';
@@ -85,7 +85,7 @@ export async function settleAbandoned(tx: TransactionScope, stale: PaymentChange
  * the primary route retried once on the alternative), authenticated when the
  * issuer asks, captured, and recorded with the order's new state and event.
  */
-export function createPayOrder(kit: PaymentKit, capture: (change: PaymentChange, processor: PaymentProcessor, processorRef: string, authentication: AuthenticationResult) => Promise<PaymentOutcome>): PayOrder {
+export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
   const { deps } = kit;
 
   /** Refuses a submission beyond the card-testing limits of its client address or its merchant. */
@@ -205,7 +205,7 @@ export function createPayOrder(kit: PaymentKit, capture: (change: PaymentChange,
     }
     switch (answer.kind) {
       case 'approved':
-        return capture(change, processor, answer.processorRef, 'not_required');
+        return capture(change, processor, answer.processorRef, 'not_required', order.captureMethod);
       case 'authentication_required': {
         const waiting = requireAuthentication(change, answer.processorRef, answer.testCode ?? null, deps.clock.now());
         const attempts = await deps.uow.run(async (tx) => {
@@ -222,16 +222,24 @@ export function createPayOrder(kit: PaymentKit, capture: (change: PaymentChange,
   };
 }
 
+/** The end of an approved card or wallet payment (see createCapture). */
+export type Capture = (change: PaymentChange, processor: PaymentProcessor, processorRef: string, authentication: AuthenticationResult, captureMethod: CaptureMethod) => Promise<PaymentOutcome>;
+
 /**
  * The end every card and wallet payment shares: keep the authorization's
  * reference (so a crash after the capture leaves something to reverse),
  * capture the full amount, then record it (or reverse it when the order can no
- * longer take it), or record the decline.
+ * longer take it), or record the decline. A manual order's authorization is
+ * recorded instead, and captured later by the merchant (capture-order.ts).
  */
-export function createCapture(kit: PaymentKit): (change: PaymentChange, processor: PaymentProcessor, processorRef: string, authentication: AuthenticationResult) => Promise<PaymentOutcome> {
-  return async (change, processor, processorRef, authentication) => {
+export function createCapture(kit: PaymentKit): Capture {
+  return async (change, processor, processorRef, authentication, captureMethod) => {
     const authorized = recordAuthorization(change, processorRef, kit.deps.clock.now());
     await kit.deps.uow.run((tx) => tx.payments.recordAuthorization(authorized));
+    if (captureMethod === 'manual') {
+      const settled = await kit.finishAuthorization(authorized, authentication);
+      return outcomeOf(settled, { leg: { ...authorized.leg, status: settled.reversed ? 'reversal_pending' : 'authorized' } });
+    }
     const captured = await processor.capture(processorRef, authorized.payment.amount);
     if (captured.kind === 'declined') {
       const settled = await kit.finishFailure(authorized, captured.declineCode, authentication);

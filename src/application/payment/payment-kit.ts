@@ -1,10 +1,11 @@
 import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
 import type { Order } from '../../domain/order/order.entity.ts';
-import { isDueToExpire, markExpired, markFailed, markPaid, markVoided, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
+import { isDueToExpire, markAuthorized, markExpired, markFailed, markPaid, markVoided, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
+import { authorizationExpiry } from '../../domain/order/capture.ts';
 import { isInFlight } from '../../domain/payment/attempt-policy.ts';
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
 import type { AuthenticationResult, PaymentAttempt, PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
-import { cancel, holdForReversal, markCaptured, markReversed, recordDecline, type PaymentChange } from '../../domain/payment/payment.entity.ts';
+import { cancel, holdForReversal, markAuthorized as markLegAuthorized, markCaptured, markReversed, recordDecline, type PaymentChange } from '../../domain/payment/payment.entity.ts';
 import { settlementBreakdown } from '../../domain/payment/settlement.ts';
 import { capturePosting, voidPosting } from '../../domain/ledger/postings.ts';
 import { ledgerTransactionId } from '../../domain/ledger/ledger.ts';
@@ -97,10 +98,18 @@ export interface PaymentKit {
   expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order>;
   /** Cancels the order's open challenges in this transaction; their authorizations are released after it. */
   cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void>;
-  /** Marks the order paid by a payment that captured its amount: transition, event and the capture's ledger transaction, in `tx`. */
-  recordPaid(tx: TransactionScope, order: Order, payment: { readonly id: string; readonly method: PaymentMethod }, merchant: MerchantRecord, now: Date): Promise<Order>;
+  /**
+   * Marks the order paid by a payment that captured `captured` (its whole amount when absent):
+   * transition, event and the capture's ledger transaction (fees on what was captured), in `tx`.
+   */
+  recordPaid(tx: TransactionScope, order: Order, payment: { readonly id: string; readonly method: PaymentMethod }, merchant: MerchantRecord, now: Date, captured?: bigint): Promise<Order>;
   /** Voids the paid order in `tx`: order.voided, and its capture undone in the ledger. */
   recordVoid(tx: TransactionScope, order: Order, paymentId: string): Promise<Order>;
+  /**
+   * Records an approved authorization of a manual order as the order's (authorized, order.authorized,
+   * nothing in the ledger), or reverses it when the order cannot take it.
+   */
+  finishAuthorization(change: PaymentChange, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
   /** Records a captured payment as the order's, or reverses the capture when the order cannot take it. */
   finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
   /** Records a declined payment (the order fails, if it still takes payment). */
@@ -217,10 +226,10 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
    * Marks the order paid by a payment that captured its whole amount, in `tx`: the order's
    * transition, its event, and the capture's ledger transaction (gross, fees, net).
    */
-  async function recordPaid(tx: TransactionScope, order: Order, payment: { id: string; method: PaymentMethod }, merchant: MerchantRecord, now: Date): Promise<Order> {
-    const captured = { amount: order.amount, currency: order.currency };
+  async function recordPaid(tx: TransactionScope, order: Order, payment: { id: string; method: PaymentMethod }, merchant: MerchantRecord, now: Date, amount = order.amount): Promise<Order> {
+    const captured = { amount, currency: order.currency };
     const settlement = settlementBreakdown(captured, merchant.settlementCurrency);
-    const t = markPaid(order, { method: payment.method, settlement: settlement.net }, eventIds());
+    const t = markPaid(order, { method: payment.method, settlement: settlement.net, captured: amount }, eventIds());
     await tx.orders.saveTransition(t.order);
     await tx.outbox.append(t.event);
     await tx.ledger.post(
@@ -255,6 +264,34 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     return { order, attempts, merchant, reversed: true };
   }
 
+  async function finishAuthorization(change: PaymentChange, authentication: AuthenticationResult): Promise<Settled & { reversed: boolean }> {
+    const merchant = await merchantOf(change.payment.merchantId);
+    const recorded = await deps.uow.run(async (tx) => {
+      const order = await tx.orders.lock(change.leg.orderId);
+      if (!order) throw new Error(`order ${change.leg.orderId} vanished`);
+      const current = await tx.payments.findByAttempt(order.id, change.leg.id);
+      const now = deps.clock.now();
+      const processorRef = current?.leg.processorRef ?? change.leg.processorRef;
+      if (!takesPayment(order) || current?.leg.status !== 'processing' || !processorRef) {
+        // The authorization cannot become the order's: it is released at the acquirer (reverse releases what is only authorized).
+        const reason = takesPayment(order) ? 'attempt_abandoned' : reasonOrderRefuses(order);
+        const pending = holdForReversal(current ?? change, processorRef ?? '', reason, authentication, now);
+        await tx.payments.holdForReversal(pending);
+        return { reversal: pending, order, attempts: await attemptsOf(tx.payments, order.id) };
+      }
+      await tx.payments.markAuthorized(markLegAuthorized(current, authentication, now));
+      // No money moved: nothing is posted to the ledger until the capture.
+      const t = markAuthorized(order, { method: change.payment.method, expiresAt: authorizationExpiry(now) }, eventIds());
+      await tx.orders.saveTransition(t.order);
+      await tx.outbox.append(t.event);
+      return { reversal: undefined, order: t.order, attempts: await attemptsOf(tx.payments, order.id) };
+    });
+    if (!recorded.reversal) return { order: recorded.order, attempts: recorded.attempts, merchant, reversed: false };
+    await reverse(recorded.reversal);
+    const order = (await deps.reads.orders.findForCheckout(change.leg.orderId)) ?? recorded.order;
+    return { order, attempts: await attemptsOf(deps.reads.payments, order.id), merchant, reversed: true };
+  }
+
   async function finishFailure(change: PaymentChange, declineCode: DeclineCode, authentication: AuthenticationResult): Promise<Settled> {
     const merchant = await merchantOf(change.payment.merchantId);
     return deps.uow.run(async (tx) => {
@@ -286,6 +323,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     cancelChallenges,
     recordPaid,
     recordVoid,
+    finishAuthorization,
     finishSuccess,
     finishFailure,
     reverse,

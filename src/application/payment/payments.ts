@@ -5,6 +5,7 @@ import { createCapture, createPayOrder, type PayOrder } from './pay-order.ts';
 import { createPaymentKit, type PaymentDeps, type PaymentKit } from './payment-kit.ts';
 import { createReceiveTransfer, type ReceiveTransfer } from './receive-transfer.ts';
 import { createRecoverPayments, type RecoverPayments } from './recover-payments.ts';
+import { createReleaseAuthorizations, type ReleaseAuthorizations } from '../capture/release-authorization.ts';
 
 /** The payment use cases, over one shared kit. */
 export interface Payments {
@@ -17,6 +18,8 @@ export interface Payments {
   readonly expireDue: ExpireOrders;
   /** Settles up to limit payments left behind (abandoned, or with a reversal to retry); answers how many it took. */
   readonly recoverAttempts: RecoverPayments;
+  /** Releases up to limit authorizations of manual orders not captured in time; answers how many. */
+  readonly releaseAuthorizations: ReleaseAuthorizations;
 }
 
 /** Creates the payment use cases. */
@@ -31,5 +34,6 @@ export function createPayments(deps: PaymentDeps): Payments {
     getPayment: createGetPayment({ payments: deps.reads.payments }),
     expireDue: createExpireOrders(kit),
     recoverAttempts: createRecoverPayments(kit),
+    releaseAuthorizations: createReleaseAuthorizations(kit),
   };
 }

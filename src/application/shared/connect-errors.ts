@@ -32,6 +32,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'order.line_items_sum_mismatch': invalidRequest('line_items_sum_mismatch'),
   'order.return_url_invalid': invalidRequest('return_url_invalid'),
   'order.expires_at_invalid': invalidRequest('expires_at_invalid'),
+  'order.capture_method_invalid': invalidRequest('capture_method_invalid'),
   'checkout.already_paid': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'order_already_paid' },
   'checkout.expired': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'order_expired' },
   'checkout.attempts_exhausted': { code: Code.ResourceExhausted, type: 'invalid_request_error', publicCode: 'attempts_exhausted' },
@@ -56,6 +57,10 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'refund.amount_invalid': invalidRequest('amount_invalid'),
   'void.order_not_voidable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_voidable' },
   'void.order_already_settled': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_already_settled' },
+  // 409 as the other state refusals; an amount above the authorization is a bad parameter (400), as refund_exceeds_remaining.
+  'capture.order_not_capturable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_capturable' },
+  'capture.exceeds_authorized': invalidRequest('capture_exceeds_authorized'),
+  'capture.declined': { code: Code.FailedPrecondition, type: 'card_error', publicCode: 'capture_declined' },
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */

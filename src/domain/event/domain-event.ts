@@ -8,6 +8,7 @@ import type { Order } from '../order/order.entity.ts';
 export const EVENT_TYPES = [
   'order.created',
   'order.paid',
+  'order.authorized',
   'order.failed',
   'order.expired',
   'order.payment_reversed',

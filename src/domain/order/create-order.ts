@@ -3,7 +3,7 @@ import { parseText } from '../shared/text.ts';
 import { parseCurrency, parseNonNegativeAmount, parsePositiveAmount } from '../money/money.ts';
 import type { DomainEvent } from '../event/domain-event.ts';
 import { orderEvent, orderEventData } from '../event/domain-event.ts';
-import { checkoutUrlFor, type LineItem, type Order } from './order.entity.ts';
+import { checkoutUrlFor, type CaptureMethod, type LineItem, type Order } from './order.entity.ts';
 
 /** Most line items one order may carry. */
 export const MAX_LINE_ITEMS = 100;
@@ -19,6 +19,8 @@ export interface CreateOrderCommand {
   readonly returnUrl: string | undefined;
   /** When the checkout closes; DEFAULT_EXPIRY_MS from now when undefined. */
   readonly expiresAt: Date | undefined;
+  /** automatic when undefined. */
+  readonly captureMethod?: CaptureMethod | undefined;
 }
 
 /** Facts decided outside the domain: identity, time, who asks and where the page lives. */
@@ -72,7 +74,7 @@ export function validateCreateOrder(command: CreateOrderCommand, now: Date): Cre
       throw invalid('order.expires_at_invalid', 'expires_at', 'expires_at must be between 5 minutes and 30 days from now.');
     }
   }
-  return { amount, currency: currency.code, reference, lineItems, returnUrl, expiresAt: command.expiresAt };
+  return { amount, currency: currency.code, reference, lineItems, returnUrl, expiresAt: command.expiresAt, ...(command.captureMethod ? { captureMethod: command.captureMethod } : {}) };
 }
 
 function parseReturnUrl(value: string): string {
@@ -105,6 +107,9 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     checkoutUrl: checkoutUrlFor(ctx.checkoutHost, ctx.orderId),
     method: null,
     settlement: null,
+    captureMethod: command.captureMethod ?? 'automatic',
+    amountCaptured: null,
+    authorizationExpiresAt: null,
     amountRefunded: 0n,
     settledAt: null,
     createdAt: ctx.now,

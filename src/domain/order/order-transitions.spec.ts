@@ -24,6 +24,9 @@ function anOrder(overrides: Partial<Order> = {}): Order {
     checkoutUrl: 'https://pay.example/c/abc',
     method: null,
     settlement: null,
+    captureMethod: 'automatic',
+    amountCaptured: null,
+    authorizationExpiresAt: null,
     amountRefunded: 0n,
     settledAt: null,
     createdAt: CREATED,
@@ -54,7 +57,7 @@ describe('markPaid', () => {
   ])('from %s at version %i: bumps the version and records method and settlement', (status, version) => {
     const before = anOrder({ status, version });
     const { order, event } = markPaid(before, paid, ids);
-    expect(order).toEqual({ ...before, status: 'paid', version: version + 1, method: 'card', settlement: paid.settlement });
+    expect(order).toEqual({ ...before, status: 'paid', version: version + 1, method: 'card', settlement: paid.settlement, amountCaptured: 2_500n });
     expect(event).toEqual({
       id: 'evt_1',
       type: 'order.paid',

@@ -13,8 +13,9 @@ export interface Transition {
 
 /** Which state changes are allowed. expired, refunded and voided are final. */
 const ALLOWED: { readonly [From in OrderStatus]: readonly OrderStatus[] } = {
-  pending: ['paid', 'failed', 'expired'],
-  failed: ['paid', 'failed', 'expired'],
+  pending: ['paid', 'authorized', 'failed', 'expired'],
+  failed: ['paid', 'authorized', 'failed', 'expired'],
+  authorized: ['paid', 'voided'],
   paid: ['partially_refunded', 'refunded', 'voided'],
   partially_refunded: ['partially_refunded', 'refunded'],
   expired: [],
@@ -49,9 +50,12 @@ export function takesPayment(order: Pick<Order, 'status'>): boolean {
   return order.status === 'pending' || order.status === 'failed';
 }
 
-/** True once the order has been paid, refunded in part or in whole since or not. */
+/**
+ * True once the customer's payment went through: the order was paid (refunded in part or in whole
+ * since or not, or voided), or authorized for a manual capture. It takes no second payment.
+ */
 export function isPaid(order: Pick<Order, 'status'>): boolean {
-  return order.status === 'paid' || order.status === 'partially_refunded' || order.status === 'refunded' || order.status === 'voided';
+  return order.status === 'paid' || order.status === 'authorized' || order.status === 'partially_refunded' || order.status === 'refunded' || order.status === 'voided';
 }
 
 /** Why an order can no longer take the payment an attempt was making. */
@@ -64,12 +68,18 @@ export function isDueToExpire(order: Order, now: Date): boolean {
   return (order.status === 'pending' || order.status === 'failed') && now >= order.expiresAt;
 }
 
-/** pending|failed → paid, with order.paid carrying exactly the spec's fields. */
-export function markPaid(order: Order, payment: { method: PaymentMethod; settlement: Money }, ids: { eventId: string; now: Date }): Transition {
+/**
+ * pending|failed → paid (automatic capture), or authorized → paid (a manual capture of `captured`,
+ * the whole amount when absent), with order.paid carrying exactly the spec's fields; a manual
+ * order's also carries amount_captured.
+ */
+export function markPaid(order: Order, payment: { method: PaymentMethod; settlement: Money; captured?: bigint }, ids: { eventId: string; now: Date }): Transition {
+  const captured = payment.captured ?? order.amount;
+  if (captured <= 0n || captured > order.amount) throw new Error(`capture of ${captured} does not fit order ${order.id} of ${order.amount}`);
   return transition(
     order,
     'paid',
-    { method: payment.method, settlement: payment.settlement },
+    { method: payment.method, settlement: payment.settlement, amountCaptured: captured, authorizationExpiresAt: null },
     'order.paid',
     {
       id: order.id,
@@ -78,6 +88,32 @@ export function markPaid(order: Order, payment: { method: PaymentMethod; settlem
       currency: order.currency,
       method: payment.method,
       settlement: { currency: payment.settlement.currency, amount: Number(payment.settlement.amount) },
+      ...(order.captureMethod === 'manual' ? { amount_captured: Number(captured) } : {}),
+    },
+    ids,
+  );
+}
+
+/**
+ * pending|failed → authorized: a manual order's payment was authorized, nothing captured.
+ * order.authorized carries order.paid's fields (no settlement yet: nothing is owed), the amount
+ * authorized, and when the authorization is released unless captured.
+ */
+export function markAuthorized(order: Order, payment: { method: PaymentMethod; expiresAt: Date }, ids: { eventId: string; now: Date }): Transition {
+  if (order.captureMethod !== 'manual') throw new Error(`order ${order.id} captures automatically: it is never left authorized`);
+  return transition(
+    order,
+    'authorized',
+    { method: payment.method, authorizationExpiresAt: payment.expiresAt },
+    'order.authorized',
+    {
+      id: order.id,
+      reference: order.reference,
+      amount: Number(order.amount),
+      currency: order.currency,
+      method: payment.method,
+      amount_authorized: Number(order.amount),
+      authorization_expires_at: payment.expiresAt.toISOString(),
     },
     ids,
   );
@@ -164,6 +200,7 @@ const REVERSAL_MESSAGES: { readonly [R in CancellationReason]: string } = {
   order_expired: 'The order expired while this payment was being captured; the capture was reversed.',
   attempt_abandoned: 'The process handling this payment stopped before recording it; whatever the acquirer authorized or captured was reversed.',
   order_voided: 'The merchant voided the order before settlement; the capture was reversed.',
+  authorization_expired: 'The authorization was not captured in time and was released.',
 };
 
 /** What a succeeded refund tells of itself on order.refunded. */
@@ -181,10 +218,11 @@ export interface RefundFacts {
  */
 export function noteRefund(order: Order, refund: RefundFacts, ids: { eventId: string; now: Date }): Transition {
   const amountRefunded = order.amountRefunded + refund.amount;
-  if (amountRefunded > order.amount) throw new Error(`refunds of ${order.id} would exceed its amount`);
+  const captured = capturedAmount(order);
+  if (amountRefunded > captured) throw new Error(`refunds of ${order.id} would exceed what was captured`);
   return transition(
     order,
-    amountRefunded === order.amount ? 'refunded' : 'partially_refunded',
+    amountRefunded === captured ? 'refunded' : 'partially_refunded',
     { amountRefunded },
     'order.refunded',
     {
@@ -199,8 +237,28 @@ export function noteRefund(order: Order, refund: RefundFacts, ids: { eventId: st
   );
 }
 
-/** paid → voided, before settlement: order.voided carries the order's id, reference, amount and currency. */
-export function markVoided(order: Order, ids: { eventId: string; now: Date }): Transition {
+/** Why an authorized order was voided: the merchant asked, or the authorization was not captured in time. */
+export type AuthorizationRelease = 'requested' | 'authorization_expired';
+
+/**
+ * paid → voided before settlement, or authorized → voided when the authorization is released:
+ * order.voided carries the order's id, reference, amount and currency, and for a released
+ * authorization also `reason` (requested or authorization_expired).
+ */
+export function markVoided(order: Order, ids: { eventId: string; now: Date }, release?: AuthorizationRelease): Transition {
+  if ((order.status === 'authorized') !== (release !== undefined)) throw new Error(`void of ${order.id} (${order.status}) needs a release reason exactly when authorized`);
   // Nothing is owed to the merchant any more: the order shows no settlement.
-  return transition(order, 'voided', { settlement: null }, 'order.voided', { id: order.id, reference: order.reference, amount: Number(order.amount), currency: order.currency }, ids);
+  return transition(
+    order,
+    'voided',
+    { settlement: null, authorizationExpiresAt: null },
+    'order.voided',
+    { id: order.id, reference: order.reference, amount: Number(order.amount), currency: order.currency, ...(release ? { reason: release } : {}) },
+    ids,
+  );
+}
+
+/** What refunds are bounded by: the amount captured (the order's amount for a capture recorded before amount_captured existed). */
+export function capturedAmount(order: Pick<Order, 'amount' | 'amountCaptured'>): bigint {
+  return order.amountCaptured ?? order.amount;
 }

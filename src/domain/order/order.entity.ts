@@ -3,8 +3,13 @@ import type { Money } from '../money/money.ts';
 /**
  * Lifecycle states of an order. failed is not final: the customer may pay until the order expires.
  * A paid order becomes partially_refunded, then refunded, as refunds succeed; or voided before settlement.
+ * An order of capture method manual is authorized when the customer pays, then paid once captured, or
+ * voided when its authorization is released (by the merchant, or after AUTHORIZATION_VALIDITY_MS).
  */
-export type OrderStatus = 'pending' | 'failed' | 'paid' | 'expired' | 'partially_refunded' | 'refunded' | 'voided';
+export type OrderStatus = 'pending' | 'failed' | 'authorized' | 'paid' | 'expired' | 'partially_refunded' | 'refunded' | 'voided';
+
+/** When an order's payment is captured: as the customer pays (automatic), or later by the merchant (manual). */
+export type CaptureMethod = 'automatic' | 'manual';
 
 /** One line of an order, as shown on the checkout and receipt. */
 export interface LineItem {
@@ -28,6 +33,11 @@ export interface Order {
   readonly checkoutUrl: string;
   readonly method: string | null;
   readonly settlement: Money | null;
+  readonly captureMethod: CaptureMethod;
+  /** Minor units captured; null until captured. Below amount after a partial capture, and what refunds are bounded by. */
+  readonly amountCaptured: bigint | null;
+  /** While authorized: when the authorization is released unless captured; null otherwise. */
+  readonly authorizationExpiresAt: Date | null;
   /** Minor units refunded so far (succeeded refunds only). */
   readonly amountRefunded: bigint;
   /** When its money moved from the merchant's pending to the available balance; null until then. */

@@ -5,16 +5,21 @@ import type { DeclineCode } from './decline-code.ts';
 export type PaymentMethod = 'card' | 'wallet' | 'bank_transfer';
 
 /**
- * Where an attempt stands. canceled: its authorization was released before
- * capture (the order was paid another way or expired). reversal_pending and
+ * Where an attempt stands. authorized: approved and held for a manual
+ * capture (nothing captured yet). canceled: its authorization was released before
+ * capture (the order was paid another way or expired, or a manual order's
+ * authorization was voided or lapsed). reversal_pending and
  * reversed: it was captured but could not be recorded as the order's payment,
  * so the capture is being, or has been, undone at the acquirer.
  */
-export type AttemptStatus = 'processing' | 'requires_authentication' | 'succeeded' | 'failed' | 'canceled' | 'reversal_pending' | 'reversed';
+export type AttemptStatus = 'processing' | 'requires_authentication' | 'authorized' | 'succeeded' | 'failed' | 'canceled' | 'reversal_pending' | 'reversed';
 
-/** Why an attempt was canceled or reversed. */
-/** Why a leg was canceled or reversed; order_voided: the merchant voided the paid order before settlement. */
-export type CancellationReason = 'order_paid' | 'order_expired' | 'attempt_abandoned' | 'order_voided';
+/**
+ * Why a leg was canceled or reversed; order_voided: the merchant voided the order before settlement
+ * (or its authorization before capture); authorization_expired: a manual order's authorization was not
+ * captured within AUTHORIZATION_VALIDITY_MS.
+ */
+export type CancellationReason = 'order_paid' | 'order_expired' | 'attempt_abandoned' | 'order_voided' | 'authorization_expired';
 
 /** The cardholder authentication (3-D Secure) result of an attempt. */
 export type AuthenticationResult = 'not_required' | 'required' | 'passed' | 'failed' | 'abandoned';

@@ -149,7 +149,12 @@ export function recordAuthorization(change: PaymentChange, processorRef: string,
   return onLeg(change, 'processing', { processorRef }, now);
 }
 
-/** Captured in full: the payment succeeded. */
+/** Approved and held for a manual capture: nothing is captured until the merchant asks. */
+export function markAuthorized(change: PaymentChange, authentication: AuthenticationResult, now: Date): PaymentChange {
+  return onLeg(change, 'authorized', { authentication, declineCode: null }, now);
+}
+
+/** Captured (in full, or a manual capture of part of the authorization): the payment succeeded. */
 export function markCaptured(change: PaymentChange, capture: Capture, authentication: AuthenticationResult, now: Date): PaymentChange {
   return onLeg(change, 'succeeded', { processorRef: capture.processorRef, authentication, declineCode: null }, now, { capture });
 }

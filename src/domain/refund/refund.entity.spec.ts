@@ -10,6 +10,7 @@ function anOrder(overrides: Partial<Order> = {}): Order {
   return {
     id: 'ord_abc', merchantId: 'mer_1', livemode: false, reference: 'INV-42', amount: 2_500n, currency: 'EUR', status: 'paid',
     lineItems: [], returnUrl: null, checkoutUrl: 'https://pay.example/c/abc', method: 'card', settlement: { currency: 'EUR', amount: 2_440n },
+    captureMethod: 'automatic', amountCaptured: null, authorizationExpiresAt: null,
     amountRefunded: 0n, settledAt: null, createdAt: NOW, expiresAt: NOW, checkoutToken: 'tok', version: 2, ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import type { Order } from '../order/order.entity.ts';
+import { capturedAmount } from '../order/order-transitions.ts';
 import { DomainError, invalid } from '../shared/domain-error.ts';
 
 /** Why a merchant refunds (Stripe's reasons, plus other). */
@@ -57,7 +58,8 @@ export function planRefund(order: Order, paymentId: string | undefined, inFlight
   }
   if (!command.note.isWellFormed() || command.note.includes('\u0000')) throw invalid('refund.note_invalid', 'note', 'note must be valid Unicode text without NUL characters.');
   if ([...command.note].length > NOTE_MAX_LENGTH) throw invalid('refund.note_invalid', 'note', `note holds at most ${NOTE_MAX_LENGTH} characters.`);
-  const remaining = order.amount - order.amountRefunded - inFlight;
+  // Bounded by what was captured: a partial manual capture leaves less than the order's amount.
+  const remaining = capturedAmount(order) - order.amountRefunded - inFlight;
   const amount = command.amount ?? remaining;
   if (command.amount !== undefined && command.amount <= 0n) {
     throw invalid('refund.amount_invalid', 'amount', `amount must be a positive integer in minor units of ${order.currency} (got ${command.amount}).`);

@@ -17,6 +17,7 @@ export type DomainErrorCode =
   | 'order.line_items_sum_mismatch'
   | 'order.return_url_invalid'
   | 'order.expires_at_invalid'
+  | 'order.capture_method_invalid'
   | 'checkout.already_paid'
   | 'checkout.expired'
   | 'checkout.attempts_exhausted'
@@ -39,7 +40,10 @@ export type DomainErrorCode =
   | 'refund.note_invalid'
   | 'refund.amount_invalid'
   | 'void.order_not_voidable'
-  | 'void.order_already_settled';
+  | 'void.order_already_settled'
+  | 'capture.order_not_capturable'
+  | 'capture.exceeds_authorized'
+  | 'capture.declined';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

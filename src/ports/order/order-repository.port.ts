@@ -30,10 +30,12 @@ export interface OrderRepository {
   lock(id: string): Promise<Order | undefined>;
   /**
    * Stores a state change made by a domain transition (status, method,
-   * settlement, version).
+   * settlement, amounts refunded and captured, authorization expiry, version).
    * @throws ConflictError when the stored version is not the one before it (a lost race).
    */
   saveTransition(order: Order): Promise<void>;
   /** Locks up to limit open orders past their expiry, skipping rows another worker holds. */
   lockDueToExpire(now: Date, limit: number): Promise<Order[]>;
+  /** Locks up to limit authorized orders whose authorization ran out by now, skipping rows another worker holds. */
+  lockAuthorizationsDue(now: Date, limit: number): Promise<Order[]>;
 }

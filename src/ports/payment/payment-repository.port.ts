@@ -22,6 +22,8 @@ export interface PaymentRepository {
   claimChallenge(change: PaymentChange): Promise<void>;
   /** The authorization's processor reference, kept before the capture. */
   recordAuthorization(change: PaymentChange): Promise<void>;
+  /** Authorized for a manual capture: status, the leg's authentication. */
+  markAuthorized(change: PaymentChange): Promise<void>;
   /** Captured: status, the capture, the leg's authentication. */
   markCaptured(change: PaymentChange): Promise<void>;
   /** Declined, authentication failed, or abandoned: status, decline code, authentication. */

@@ -121,9 +121,9 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string; bindings?: Record<s
   },
   {
     name: "an order's refunds never exceed what was captured, and amount_refunded is their sum",
-    sql: `SELECT o.id || ': amount ' || o.amount || ', amount_refunded ' || o.amount_refunded || ', succeeded refunds ' || coalesce(sum(r.amount), 0) AS detail
+    sql: `SELECT o.id || ': captured ' || coalesce(o.amount_captured, o.amount) || ', amount_refunded ' || o.amount_refunded || ', succeeded refunds ' || coalesce(sum(r.amount), 0) AS detail
           FROM orders o LEFT JOIN refunds r ON r.order_id = o.id AND r.status = 'succeeded'
-          GROUP BY o.id HAVING coalesce(sum(r.amount), 0) <> o.amount_refunded OR o.amount_refunded > o.amount LIMIT 1`,
+          GROUP BY o.id HAVING coalesce(sum(r.amount), 0) <> o.amount_refunded OR o.amount_refunded > coalesce(o.amount_captured, o.amount) LIMIT 1`,
   },
   {
     name: 'a void transaction belongs to a voided order, one per order, and a voided order with a capture has one',

@@ -11,6 +11,7 @@ import * as ledger from './009-ledger.ts';
 import * as refunds from './010-refunds.ts';
 import * as settlement from './011-settlement.ts';
 import * as payouts from './012-payouts.ts';
+import * as manualCapture from './013-manual-capture.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -26,6 +27,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['010-refunds', refunds],
   ['011-settlement', settlement],
   ['012-payouts', payouts],
+  ['013-manual-capture', manualCapture],
 ];
 
 /**

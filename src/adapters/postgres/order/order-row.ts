@@ -1,4 +1,4 @@
-import type { Order, OrderStatus } from '../../../domain/order/order.entity.ts';
+import type { CaptureMethod, Order, OrderStatus } from '../../../domain/order/order.entity.ts';
 
 /** The orders table's row, as read (bigints as strings) or as stored in JSON. */
 export interface OrderRow {
@@ -17,6 +17,10 @@ export interface OrderRow {
   settlement_amount: string | null;
   /** Absent in snapshots stored before refunds existed, and in the creation statement (the column defaults to 0). */
   amount_refunded?: string;
+  /** Absent in snapshots stored before manual capture existed (they were automatic). */
+  capture_method?: string;
+  amount_captured?: string | null;
+  authorization_expires_at?: Date | string | null;
   settled_at?: Date | string | null;
   version: number;
   created_at: Date | string;
@@ -25,7 +29,7 @@ export interface OrderRow {
   checkout_token: string;
 }
 
-const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
+const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'authorized', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
 
 /** Maps a domain order to its row. Line-item amounts are kept as strings so jsonb never holds a float. */
 export function orderToRow(order: Order, updatedAt: Date = order.createdAt): OrderRow {
@@ -43,6 +47,9 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     method: order.method,
     settlement_currency: order.settlement?.currency ?? null,
     settlement_amount: order.settlement?.amount.toString() ?? null,
+    capture_method: order.captureMethod,
+    amount_captured: order.amountCaptured?.toString() ?? null,
+    authorization_expires_at: order.authorizationExpiresAt,
     version: order.version,
     created_at: order.createdAt,
     updated_at: updatedAt,
@@ -73,6 +80,9 @@ export function rowToOrder(row: OrderRow): Order {
       row.settlement_currency !== null && row.settlement_amount !== null
         ? { currency: row.settlement_currency, amount: BigInt(row.settlement_amount) }
         : null,
+    captureMethod: (row.capture_method ?? 'automatic') as CaptureMethod,
+    amountCaptured: row.amount_captured === undefined || row.amount_captured === null ? null : BigInt(row.amount_captured),
+    authorizationExpiresAt: row.authorization_expires_at ? new Date(row.authorization_expires_at) : null,
     amountRefunded: BigInt(row.amount_refunded ?? '0'),
     settledAt: row.settled_at ? new Date(row.settled_at) : null,
     createdAt: new Date(row.created_at),

@@ -29,6 +29,7 @@ const ORDER_COLUMNS = [
   ['updated_at', 'timestamptz'],
   ['expires_at', 'timestamptz'],
   ['checkout_token', 'text'],
+  ['capture_method', 'text'],
 ] as const;
 const EVENT_COLUMNS = [
   ['id', 'text'],

@@ -66,6 +66,8 @@ export class PostgresOrderRepository implements OrderRepository {
           settlement_currency: order.settlement?.currency ?? null,
           settlement_amount: order.settlement?.amount.toString() ?? null,
           amount_refunded: order.amountRefunded.toString(),
+          amount_captured: order.amountCaptured?.toString() ?? null,
+          authorization_expires_at: order.authorizationExpiresAt,
           version: order.version,
           updated_at: new Date(),
         }),
@@ -80,6 +82,19 @@ export class PostgresOrderRepository implements OrderRepository {
         .whereIn('status', ['pending', 'failed'])
         .andWhere('expires_at', '<=', now)
         .orderBy('expires_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    );
+    return rows.map(rowToOrder);
+  }
+
+  async lockAuthorizationsDue(now: Date, limit: number): Promise<Order[]> {
+    const rows = await translateErrors(() =>
+      this.#db<OrderRow>('orders')
+        .where('status', 'authorized')
+        .andWhere('authorization_expires_at', '<=', now)
+        .orderBy('authorization_expires_at')
         .limit(limit)
         .forUpdate()
         .skipLocked(),

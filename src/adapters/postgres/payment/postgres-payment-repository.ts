@@ -180,6 +180,10 @@ export class PostgresPaymentRepository implements PaymentRepository {
     return this.#save(change, ['processor_ref']);
   }
 
+  markAuthorized(change: PaymentChange): Promise<void> {
+    return this.#save(change, ['authentication', 'decline_code']);
+  }
+
   markCaptured(change: PaymentChange): Promise<void> {
     return this.#save(change, ['processor_ref', 'authentication', 'decline_code'], true);
   }

@@ -13,7 +13,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/order.proto.
  */
 export const file_checkout_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChdjaGVja291dC92MS9vcmRlci5wcm90bxILY2hlY2tvdXQudjEizAEKBlJlZnVuZBIKCgJpZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEg4KBnJlYXNvbhgGIAEoCRIMCgRub3RlGAcgASgJEg4KBnN0YXR1cxgIIAEoCRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxmYWlsdXJlX2NvZGUYCiABKAki3QEKDlBheW1lbnRBdHRlbXB0EgoKAmlkGAEgASgJEg4KBm1ldGhvZBgCIAEoCRINCgVyb3V0ZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFAoMZGVjbGluZV9jb2RlGAUgASgJEhYKDmF1dGhlbnRpY2F0aW9uGAYgASgJEhIKCmNhcmRfYnJhbmQYByABKAkSEgoKY2FyZF9sYXN0NBgIIAEoCRINCgVyZXRyeRgJIAEoCBIrCgdjcmVhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIoCghMaW5lSXRlbRIMCgRuYW1lGAEgASgJEg4KBmFtb3VudBgCIAEoAyIpCgVNb25leRIQCghjdXJyZW5jeRgBIAEoCRIOCgZhbW91bnQYAiABKAMilAQKBU9yZGVyEgoKAmlkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRIOCgZhbW91bnQYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSKAoGc3RhdHVzGAUgASgOMhguY2hlY2tvdXQudjEuT3JkZXJTdGF0dXMSFAoMY2hlY2tvdXRfdXJsGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIXCgpyZXR1cm5fdXJsGAggASgJSACIAQESKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYCiABKAgSEwoGbWV0aG9kGAsgASgJSAGIAQESKwoKc2V0dGxlbWVudBgMIAEoCzISLmNoZWNrb3V0LnYxLk1vbmV5SAKIAQESLgoKZXhwaXJlc19hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYDiADKAsyGy5jaGVja291dC52MS5QYXltZW50QXR0ZW1wdBIXCg9hbW91bnRfcmVmdW5kZWQYDyABKAMSJAoHcmVmdW5kcxgQIAMoCzITLmNoZWNrb3V0LnYxLlJlZnVuZEINCgtfcmV0dXJuX3VybEIJCgdfbWV0aG9kQg0KC19zZXR0bGVtZW50IuABChJDcmVhdGVPcmRlclJlcXVlc3QSDgoGYW1vdW50GAEgASgDEhAKCGN1cnJlbmN5GAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIpCgpsaW5lX2l0ZW1zGAQgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgFIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCDQoLX3JldHVybl91cmxCDQoLX2V4cGlyZXNfYXQiOAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyIiMKD0dldE9yZGVyUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASI1ChBHZXRPcmRlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIifgoRTGlzdE9yZGVyc1JlcXVlc3QSDQoFbGltaXQYASABKAUSIQoOc3RhcnRpbmdfYWZ0ZXIYAiABKAlCBMDzGAJIAIgBARIWCglyZWZlcmVuY2UYAyABKAlIAYgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXJCDAoKX3JlZmVyZW5jZSJKChJMaXN0T3JkZXJzUmVzcG9uc2USIgoGb3JkZXJzGAEgAygLMhIuY2hlY2tvdXQudjEuT3JkZXISEAoIaGFzX21vcmUYAiABKAgiJAoQVm9pZE9yZGVyUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASI2ChFWb2lkT3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyKugBCgtPcmRlclN0YXR1cxIcChhPUkRFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRPUkRFUl9TVEFUVVNfUEVORElORxABEhUKEU9SREVSX1NUQVRVU19QQUlEEAISGAoUT1JERVJfU1RBVFVTX0VYUElSRUQQAxIXChNPUkRFUl9TVEFUVVNfRkFJTEVEEAQSIwofT1JERVJfU1RBVFVTX1BBUlRJQUxMWV9SRUZVTkRFRBAFEhkKFU9SREVSX1NUQVRVU19SRUZVTkRFRBAGEhcKE09SREVSX1NUQVRVU19WT0lERUQQBzLOAgoMT3JkZXJTZXJ2aWNlElAKC0NyZWF0ZU9yZGVyEh8uY2hlY2tvdXQudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0GiAuY2hlY2tvdXQudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRJMCghHZXRPcmRlchIcLmNoZWNrb3V0LnYxLkdldE9yZGVyUmVxdWVzdBodLmNoZWNrb3V0LnYxLkdldE9yZGVyUmVzcG9uc2UiA5ACARJSCgpMaXN0T3JkZXJzEh4uY2hlY2tvdXQudjEuTGlzdE9yZGVyc1JlcXVlc3QaHy5jaGVja291dC52MS5MaXN0T3JkZXJzUmVzcG9uc2UiA5ACARJKCglWb2lkT3JkZXISHS5jaGVja291dC52MS5Wb2lkT3JkZXJSZXF1ZXN0Gh4uY2hlY2tvdXQudjEuVm9pZE9yZGVyUmVzcG9uc2ViBnByb3RvMw", [file_checkout_v1_field_options, file_google_protobuf_timestamp]);
+  fileDesc("ChdjaGVja291dC92MS9vcmRlci5wcm90bxILY2hlY2tvdXQudjEizAEKBlJlZnVuZBIKCgJpZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEg4KBnJlYXNvbhgGIAEoCRIMCgRub3RlGAcgASgJEg4KBnN0YXR1cxgIIAEoCRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxmYWlsdXJlX2NvZGUYCiABKAki3QEKDlBheW1lbnRBdHRlbXB0EgoKAmlkGAEgASgJEg4KBm1ldGhvZBgCIAEoCRINCgVyb3V0ZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFAoMZGVjbGluZV9jb2RlGAUgASgJEhYKDmF1dGhlbnRpY2F0aW9uGAYgASgJEhIKCmNhcmRfYnJhbmQYByABKAkSEgoKY2FyZF9sYXN0NBgIIAEoCRINCgVyZXRyeRgJIAEoCBIrCgdjcmVhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIoCghMaW5lSXRlbRIMCgRuYW1lGAEgASgJEg4KBmFtb3VudBgCIAEoAyIpCgVNb25leRIQCghjdXJyZW5jeRgBIAEoCRIOCgZhbW91bnQYAiABKAMi2gUKBU9yZGVyEgoKAmlkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRIOCgZhbW91bnQYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSKAoGc3RhdHVzGAUgASgOMhguY2hlY2tvdXQudjEuT3JkZXJTdGF0dXMSFAoMY2hlY2tvdXRfdXJsGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIXCgpyZXR1cm5fdXJsGAggASgJSACIAQESKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYCiABKAgSEwoGbWV0aG9kGAsgASgJSAGIAQESKwoKc2V0dGxlbWVudBgMIAEoCzISLmNoZWNrb3V0LnYxLk1vbmV5SAKIAQESLgoKZXhwaXJlc19hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYDiADKAsyGy5jaGVja291dC52MS5QYXltZW50QXR0ZW1wdBIXCg9hbW91bnRfcmVmdW5kZWQYDyABKAMSJAoHcmVmdW5kcxgQIAMoCzITLmNoZWNrb3V0LnYxLlJlZnVuZBIyCg5jYXB0dXJlX21ldGhvZBgRIAEoDjIaLmNoZWNrb3V0LnYxLkNhcHR1cmVNZXRob2QSHAoPYW1vdW50X2NhcHR1cmVkGBIgASgDSAOIAQESQQoYYXV0aG9yaXphdGlvbl9leHBpcmVzX2F0GBMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgEiAEBQg0KC19yZXR1cm5fdXJsQgkKB19tZXRob2RCDQoLX3NldHRsZW1lbnRCEgoQX2Ftb3VudF9jYXB0dXJlZEIbChlfYXV0aG9yaXphdGlvbl9leHBpcmVzX2F0IpQCChJDcmVhdGVPcmRlclJlcXVlc3QSDgoGYW1vdW50GAEgASgDEhAKCGN1cnJlbmN5GAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIpCgpsaW5lX2l0ZW1zGAQgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgFIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMgoOY2FwdHVyZV9tZXRob2QYByABKA4yGi5jaGVja291dC52MS5DYXB0dXJlTWV0aG9kQg0KC19yZXR1cm5fdXJsQg0KC19leHBpcmVzX2F0IjgKE0NyZWF0ZU9yZGVyUmVzcG9uc2USIQoFb3JkZXIYASABKAsyEi5jaGVja291dC52MS5PcmRlciIjCg9HZXRPcmRlclJlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiNQoQR2V0T3JkZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyIn4KEUxpc3RPcmRlcnNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEiEKDnN0YXJ0aW5nX2FmdGVyGAIgASgJQgTA8xgCSACIAQESFgoJcmVmZXJlbmNlGAMgASgJSAGIAQFCEQoPX3N0YXJ0aW5nX2FmdGVyQgwKCl9yZWZlcmVuY2UiSgoSTGlzdE9yZGVyc1Jlc3BvbnNlEiIKBm9yZGVycxgBIAMoCzISLmNoZWNrb3V0LnYxLk9yZGVyEhAKCGhhc19tb3JlGAIgASgIIiQKEFZvaWRPcmRlclJlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiNgoRVm9pZE9yZGVyUmVzcG9uc2USIQoFb3JkZXIYASABKAsyEi5jaGVja291dC52MS5PcmRlciJHChNDYXB0dXJlT3JkZXJSZXF1ZXN0EhAKAmlkGAEgASgJQgTA8xgBEhMKBmFtb3VudBgCIAEoA0gAiAEBQgkKB19hbW91bnQiOQoUQ2FwdHVyZU9yZGVyUmVzcG9uc2USIQoFb3JkZXIYASABKAsyEi5jaGVja291dC52MS5PcmRlcipoCg1DYXB0dXJlTWV0aG9kEh4KGkNBUFRVUkVfTUVUSE9EX1VOU1BFQ0lGSUVEEAASHAoYQ0FQVFVSRV9NRVRIT0RfQVVUT01BVElDEAESGQoVQ0FQVFVSRV9NRVRIT0RfTUFOVUFMEAIqhQIKC09yZGVyU3RhdHVzEhwKGE9SREVSX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE9SREVSX1NUQVRVU19QRU5ESU5HEAESFQoRT1JERVJfU1RBVFVTX1BBSUQQAhIYChRPUkRFUl9TVEFUVVNfRVhQSVJFRBADEhcKE09SREVSX1NUQVRVU19GQUlMRUQQBBIjCh9PUkRFUl9TVEFUVVNfUEFSVElBTExZX1JFRlVOREVEEAUSGQoVT1JERVJfU1RBVFVTX1JFRlVOREVEEAYSFwoTT1JERVJfU1RBVFVTX1ZPSURFRBAHEhsKF09SREVSX1NUQVRVU19BVVRIT1JJWkVEEAgyowMKDE9yZGVyU2VydmljZRJQCgtDcmVhdGVPcmRlchIfLmNoZWNrb3V0LnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBogLmNoZWNrb3V0LnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USTAoIR2V0T3JkZXISHC5jaGVja291dC52MS5HZXRPcmRlclJlcXVlc3QaHS5jaGVja291dC52MS5HZXRPcmRlclJlc3BvbnNlIgOQAgESUgoKTGlzdE9yZGVycxIeLmNoZWNrb3V0LnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuTGlzdE9yZGVyc1Jlc3BvbnNlIgOQAgESSgoJVm9pZE9yZGVyEh0uY2hlY2tvdXQudjEuVm9pZE9yZGVyUmVxdWVzdBoeLmNoZWNrb3V0LnYxLlZvaWRPcmRlclJlc3BvbnNlElMKDENhcHR1cmVPcmRlchIgLmNoZWNrb3V0LnYxLkNhcHR1cmVPcmRlclJlcXVlc3QaIS5jaGVja291dC52MS5DYXB0dXJlT3JkZXJSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_field_options, file_google_protobuf_timestamp]);
 
 /**
  * A refund of all or part of an order's capture.
@@ -113,7 +113,8 @@ export type PaymentAttempt = Message<"checkout.v1.PaymentAttempt"> & {
   route: string;
 
   /**
-   * processing, requires_authentication, succeeded or failed.
+   * processing, requires_authentication, authorized (manual capture, not yet captured),
+   * succeeded, failed, canceled, reversal_pending or reversed.
    *
    * @generated from field: string status = 4;
    */
@@ -326,6 +327,27 @@ export type Order = Message<"checkout.v1.Order"> & {
    * @generated from field: repeated checkout.v1.Refund refunds = 16;
    */
   refunds: Refund[];
+
+  /**
+   * AUTOMATIC or MANUAL, as created.
+   *
+   * @generated from field: checkout.v1.CaptureMethod capture_method = 17;
+   */
+  captureMethod: CaptureMethod;
+
+  /**
+   * Minor units captured, once captured (less than amount after a partial capture).
+   *
+   * @generated from field: optional int64 amount_captured = 18;
+   */
+  amountCaptured?: bigint | undefined;
+
+  /**
+   * While AUTHORIZED: when the authorization is released unless captured.
+   *
+   * @generated from field: optional google.protobuf.Timestamp authorization_expires_at = 19;
+   */
+  authorizationExpiresAt?: Timestamp | undefined;
 };
 
 /**
@@ -380,6 +402,13 @@ export type CreateOrderRequest = Message<"checkout.v1.CreateOrderRequest"> & {
    * @generated from field: optional google.protobuf.Timestamp expires_at = 6;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * AUTOMATIC when unset.
+   *
+   * @generated from field: checkout.v1.CaptureMethod capture_method = 7;
+   */
+  captureMethod: CaptureMethod;
 };
 
 /**
@@ -532,6 +561,88 @@ export const VoidOrderResponseSchema: GenMessage<VoidOrderResponse> = /*@__PURE_
   messageDesc(file_checkout_v1_order, 12);
 
 /**
+ * @generated from message checkout.v1.CaptureOrderRequest
+ */
+export type CaptureOrderRequest = Message<"checkout.v1.CaptureOrderRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Minor units, 1 up to the authorized amount; the whole authorized amount when unset.
+   *
+   * @generated from field: optional int64 amount = 2;
+   */
+  amount?: bigint | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.CaptureOrderRequest.
+ * Use `create(CaptureOrderRequestSchema)` to create a new message.
+ */
+export const CaptureOrderRequestSchema: GenMessage<CaptureOrderRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_order, 13);
+
+/**
+ * @generated from message checkout.v1.CaptureOrderResponse
+ */
+export type CaptureOrderResponse = Message<"checkout.v1.CaptureOrderResponse"> & {
+  /**
+   * @generated from field: checkout.v1.Order order = 1;
+   */
+  order?: Order | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.CaptureOrderResponse.
+ * Use `create(CaptureOrderResponseSchema)` to create a new message.
+ */
+export const CaptureOrderResponseSchema: GenMessage<CaptureOrderResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_order, 14);
+
+/**
+ * CaptureMethod says when an order's payment is captured.
+ *
+ * @generated from enum checkout.v1.CaptureMethod
+ */
+export const CaptureMethod = {
+  /**
+   * Treated as AUTOMATIC.
+   *
+   * @generated from enum value: CAPTURE_METHOD_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * Captured as soon as the customer pays (the default).
+   *
+   * @generated from enum value: CAPTURE_METHOD_AUTOMATIC = 1;
+   */
+  AUTOMATIC: 1,
+
+  /**
+   * Authorized when the customer pays; captured later with CaptureOrder, within 7 days.
+   *
+   * @generated from enum value: CAPTURE_METHOD_MANUAL = 2;
+   */
+  MANUAL: 2,
+} as const;
+
+/**
+ * CaptureMethod says when an order's payment is captured.
+ *
+ * @generated from enum checkout.v1.CaptureMethod
+ */
+export type CaptureMethod = (typeof CaptureMethod)[keyof typeof CaptureMethod] | UnknownEnum;
+
+/**
+ * Describes the enum checkout.v1.CaptureMethod.
+ */
+export const CaptureMethodSchema: GenEnum<CaptureMethod> = /*@__PURE__*/
+  enumDesc(file_checkout_v1_order, 0);
+
+/**
  * OrderStatus is the lifecycle state of an order.
  *
  * @generated from enum checkout.v1.OrderStatus
@@ -590,6 +701,13 @@ export const OrderStatus = {
    * @generated from enum value: ORDER_STATUS_VOIDED = 7;
    */
   VOIDED: 7,
+
+  /**
+   * capture_method MANUAL: the customer's payment is authorized, not yet captured.
+   *
+   * @generated from enum value: ORDER_STATUS_AUTHORIZED = 8;
+   */
+  AUTHORIZED: 8,
 } as const;
 
 /**
@@ -603,7 +721,7 @@ export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus] | Unkno
  * Describes the enum checkout.v1.OrderStatus.
  */
 export const OrderStatusSchema: GenEnum<OrderStatus> = /*@__PURE__*/
-  enumDesc(file_checkout_v1_order, 0);
+  enumDesc(file_checkout_v1_order, 1);
 
 /**
  * OrderService creates and reads orders. Every call authenticates with a
@@ -656,6 +774,18 @@ export const OrderService: GenService<{
     methodKind: "unary";
     input: typeof VoidOrderRequestSchema;
     output: typeof VoidOrderResponseSchema;
+  },
+  /**
+   * Captures an authorized order (capture_method MANUAL): all of the authorized amount, or a part
+   * of it (the rest is released). The order becomes PAID with order.paid, as an automatic payment
+   * does. Honours an "idempotency-key" header like CreateOrder.
+   *
+   * @generated from rpc checkout.v1.OrderService.CaptureOrder
+   */
+  captureOrder: {
+    methodKind: "unary";
+    input: typeof CaptureOrderRequestSchema;
+    output: typeof CaptureOrderResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_checkout_v1_order, 0);
