@@ -80,6 +80,21 @@ describe('the database keeps the ledger', () => {
     expect(await svc.db.knex('ledger_transactions').where({ id: txId })).toHaveLength(0);
     expect(await svc.db.knex('ledger_entries').where({ transaction_id: txId })).toHaveLength(0);
   });
+
+  it('refuses balanced entries added later to a transaction already posted: a posted transaction is sealed', async () => {
+    const { id } = await newOrder({ reference: 'sealed' });
+    await payByCard(id);
+    const capture = await svc.db.knex('ledger_transactions').where({ order_id: id, kind: 'capture' }).first();
+    const before = await entriesOf(id);
+    // Two entries that balance among themselves, moving 1000 from the platform's fees to the merchant.
+    const attempt = svc.db.knex('ledger_entries').insert(
+      [['fees_earned', 1000], ['merchant_pending', -1000]].map(([account, amount]) => ({
+        transaction_id: capture.id, merchant_id: shop.merchant_id, livemode: false, account, currency: 'EUR', amount, purpose: 'gross', order_id: id, created_at: new Date(),
+      })),
+    );
+    await expect(attempt).rejects.toThrow(/is sealed/);
+    expect(await entriesOf(id)).toEqual(before);
+  });
 });
 
 describe('a capture posts its gross, fees and net, once', () => {

@@ -12,6 +12,7 @@ import * as refunds from './010-refunds.ts';
 import * as settlement from './011-settlement.ts';
 import * as payouts from './012-payouts.ts';
 import * as manualCapture from './013-manual-capture.ts';
+import * as ledgerSealed from './015-ledger-sealed.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -28,6 +29,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['011-settlement', settlement],
   ['012-payouts', payouts],
   ['013-manual-capture', manualCapture],
+  ['015-ledger-sealed', ledgerSealed],
 ];
 
 /**

@@ -9,7 +9,7 @@ import { translateErrors } from '../database.ts';
  * capture less its fees and the refunds taken from it, per currency) to merchant_available. An order
  * whose net is zero (refunded in full before settlement) is marked settled with no transaction.
  */
-const SETTLE_DUE = `
+export const SETTLE_SQL = `
   WITH due AS (
     SELECT o.id, o.merchant_id, o.livemode, o.reference, p.id AS payment_id
     FROM orders o
@@ -18,16 +18,16 @@ const SETTLE_DUE = `
     WHERE o.settled_at IS NULL AND o.status IN ('paid', 'partially_refunded', 'refunded')
       AND (:ignoreDelay OR coalesce(p.captured_at, p.updated_at) <= CAST(:now AS timestamptz) - make_interval(days => m.settlement_delay_days))
       AND (CAST(:merchantId AS text) IS NULL OR (o.merchant_id = :merchantId AND o.livemode = :livemode))
-    ORDER BY coalesce(p.captured_at, p.updated_at), o.id
     LIMIT :limit
     FOR UPDATE OF o SKIP LOCKED
   ), marked AS (
     UPDATE orders SET settled_at = :now FROM due WHERE orders.id = due.id RETURNING orders.id
   ), net AS (
-    SELECT e.order_id, e.currency, sum(e.amount) AS total
-    FROM ledger_entries e JOIN due ON due.id = e.order_id
-    WHERE e.account = 'merchant_pending'
-    GROUP BY e.order_id, e.currency HAVING sum(e.amount) <> 0
+    SELECT t.order_id, e.currency, sum(e.amount) AS total
+    FROM due
+    JOIN ledger_transactions t ON t.order_id = due.id
+    JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'merchant_pending'
+    GROUP BY t.order_id, e.currency HAVING sum(e.amount) <> 0
   ), posted AS (
     INSERT INTO ledger_transactions (id, kind, merchant_id, livemode, order_id, payment_id, reference, created_at)
     SELECT 'ltx_settle_' || due.id, 'settle', due.merchant_id, due.livemode, due.id, due.payment_id, due.reference, :now
@@ -54,7 +54,7 @@ export class PostgresSettlement implements Settlement {
   async settleDue(run: SettlementRun): Promise<number> {
     const result = await translateErrors(() =>
       this.#knex.transaction((trx) =>
-        trx.raw<{ rows: { settled: string }[] }>(SETTLE_DUE, {
+        trx.raw<{ rows: { settled: string }[] }>(SETTLE_SQL, {
           now: run.now,
           ignoreDelay: run.ignoreDelay,
           merchantId: run.scope?.merchantId ?? null,
