@@ -20,6 +20,9 @@ import { registerRefundRoutes } from './refunds/routes.ts';
 import { RefundService } from '../../src/gen/checkout/v1/refund_pb.ts';
 import { BalanceService } from '../../src/gen/checkout/v1/balance_pb.ts';
 import { registerBalanceRoutes } from './balance/routes.ts';
+import { DISPUTE_SCHEMAS } from './disputes/schemas.ts';
+import { registerDisputeRoutes } from './disputes/routes.ts';
+import { DisputeService } from '../../src/gen/checkout/v1/dispute_pb.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -65,7 +68,7 @@ function parsesAsJson(text: string): boolean {
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...REFUND_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...REFUND_SCHEMAS, ...DISPUTE_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -126,6 +129,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     registerOrderRoutes(rest, orders);
     registerRefundRoutes(rest, createClient(RefundService, transport));
     registerBalanceRoutes(rest, createClient(BalanceService, transport));
+    registerDisputeRoutes(rest, createClient(DisputeService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

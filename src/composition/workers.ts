@@ -1,5 +1,6 @@
 import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { SettleDue } from '../application/payout/settle-due.ts';
+import type { SweepDisputes } from '../application/dispute/sweep-disputes.ts';
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
 import type { Config } from '../config.ts';
@@ -41,6 +42,7 @@ export interface WorkerContext {
   readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts'>;
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
   readonly settleDue: SettleDue;
+  readonly disputes?: { readonly sweep: SweepDisputes };
   readonly log: Log;
 }
 
@@ -180,6 +182,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
             ctx.payments.expireDue(500).catch((err: unknown) => ctx.log.warn('order expiry sweep failed', err)),
             ctx.payments.recoverAttempts(100).catch((err: unknown) => ctx.log.warn('payment recovery sweep failed', err)),
             ctx.refunds.settleStale(100).catch((err: unknown) => ctx.log.warn('pending refund sweep failed', err)),
+            ctx.disputes?.sweep(100).catch((err: unknown) => ctx.log.warn('dispute sweep failed', err)),
           ]),
         );
       case 'settler':

@@ -1,6 +1,7 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { OrderStatus, type Order, type PaymentAttempt } from '../../../src/gen/checkout/v1/order_pb.ts';
 import { refundJson, type RefundJson } from '../refunds/refund-json.ts';
+import { disputeJson, type DisputeJson } from '../disputes/dispute-json.ts';
 
 /** An order as the REST API shows it: snake_case, amounts as JSON integers. */
 export interface OrderJson {
@@ -17,6 +18,7 @@ export interface OrderJson {
   settlement: { currency: string; amount: number } | null;
   refunds: RefundJson[];
   amount_refunded: number;
+  disputes: DisputeJson[];
   attempts: AttemptJson[];
   created: string;
   expires_at: string;
@@ -96,6 +98,7 @@ export function orderJson(order: Order): OrderJson {
     settlement: order.settlement ? { currency: order.settlement.currency, amount: Number(order.settlement.amount) } : null,
     refunds: order.refunds.map(refundJson),
     amount_refunded: Number(order.amountRefunded),
+    disputes: order.disputes.map(disputeJson),
     attempts: order.attempts.map(attemptJson),
     created: isoOf(order.created),
     expires_at: isoOf(order.expiresAt),

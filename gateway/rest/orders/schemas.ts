@@ -85,6 +85,7 @@ export const OrderSchema = Type.Object(
     }),
     refunds: Type.Array(Type.Ref('Refund'), { description: 'Every refund of the order, oldest first.' }),
     amount_refunded: Type.Integer({ description: 'Minor units refunded so far (succeeded refunds).' }),
+    disputes: Type.Array(Type.Ref('Dispute'), { description: 'Every dispute of the order, oldest first; the order keeps its status while disputed.' }),
     attempts: Type.Array(Type.Ref('PaymentAttempt')),
     created: IsoTime(),
     expires_at: IsoTime(),

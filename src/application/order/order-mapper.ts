@@ -14,6 +14,8 @@ import type { CreateOrderCommand } from '../../domain/order/create-order.ts';
 import type { Order, OrderStatus } from '../../domain/order/order.entity.ts';
 import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
 import type { Refund } from '../../domain/refund/refund.entity.ts';
+import type { Dispute } from '../../domain/dispute/dispute.entity.ts';
+import { disputeToProto } from '../dispute/dispute-mapper.ts';
 
 const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   pending: ProtoOrderStatus.PENDING,
@@ -42,7 +44,7 @@ export function attemptToProto(attempt: PaymentAttempt): ProtoPaymentAttempt {
 }
 
 /** Maps a domain order (and its attempts, when known) to its proto message. */
-export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = [], refunds: readonly Refund[] = []): ProtoOrder {
+export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = [], refunds: readonly Refund[] = [], disputes: readonly Dispute[] = []): ProtoOrder {
   return create(OrderSchema, {
     id: order.id,
     reference: order.reference,
@@ -60,6 +62,8 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     attempts: attempts.map(attemptToProto),
     amountRefunded: order.amountRefunded,
     refunds: refunds.map(refundToProto),
+    // On the order, each dispute shows its submitted evidence only; GET /v1/disputes/:id shows the current.
+    disputes: disputes.map((dispute) => disputeToProto(dispute, undefined)),
   });
 }
 

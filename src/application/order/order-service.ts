@@ -48,7 +48,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
     getOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
       const details = await deps.getOrder(caller, req.id);
-      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
     listOrders: async (req, ctx) => {
       const caller = await secretCaller(ctx);
@@ -57,7 +57,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
         startingAfter: req.startingAfter,
         reference: req.reference,
       });
-      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds)), hasMore: page.hasMore });
+      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds, d.disputes)), hasMore: page.hasMore });
     },
     voidOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
@@ -71,7 +71,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
       // After the commit: the acquirer releases the money, then the void is recorded (or the sweeper retries it).
       if (reversal) await deps.voidOrder.reverse(reversal);
       const details = await deps.getOrder(caller, req.id);
-      return create(VoidOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+      return create(VoidOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
   };
 }

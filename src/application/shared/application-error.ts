@@ -17,6 +17,7 @@ export type ApplicationErrorCode =
   | 'payment.not_found'
   | 'webhook.endpoint_not_found'
   | 'event.not_found'
+  | 'dispute.not_found'
   | 'request.id_unknown'
   | 'request.string_invalid'
   | 'test_helpers.live_mode'

@@ -56,6 +56,14 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'refund.amount_invalid': invalidRequest('amount_invalid'),
   'void.order_not_voidable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_voidable' },
   'void.order_already_settled': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_already_settled' },
+  'dispute.order_not_disputable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_disputable' },
+  'dispute.reason_invalid': invalidRequest('reason_invalid'),
+  'dispute.amount_invalid': invalidRequest('amount_invalid'),
+  'dispute.exceeds_remaining': invalidRequest('dispute_exceeds_remaining'),
+  // 409: the dispute's state refuses the submission, as Stripe answers a closed dispute.
+  'dispute.not_submittable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'dispute_not_submittable' },
+  'dispute.evidence_past_due': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'dispute_evidence_past_due' },
+  'evidence.field_invalid': invalidRequest('evidence_invalid'),
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */
@@ -70,6 +78,7 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'test_helpers.live_mode': invalidRequest('test_mode_only'),
   'webhook.endpoint_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'event.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
   'list.limit_invalid': invalidRequest('limit_invalid'),

@@ -14,6 +14,10 @@ export const EVENT_TYPES = [
   'order.refunded',
   'order.voided',
   'order.disputed',
+  'dispute.funds_withdrawn',
+  'dispute.updated',
+  'dispute.funds_reinstated',
+  'dispute.closed',
   'payout.settled',
   'subscription.charged',
 ] as const;

@@ -39,7 +39,14 @@ export type DomainErrorCode =
   | 'refund.note_invalid'
   | 'refund.amount_invalid'
   | 'void.order_not_voidable'
-  | 'void.order_already_settled';
+  | 'void.order_already_settled'
+  | 'dispute.order_not_disputable'
+  | 'dispute.reason_invalid'
+  | 'dispute.amount_invalid'
+  | 'dispute.exceeds_remaining'
+  | 'dispute.not_submittable'
+  | 'dispute.evidence_past_due'
+  | 'evidence.field_invalid';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

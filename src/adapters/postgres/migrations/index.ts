@@ -10,6 +10,7 @@ import * as payments from './008-payments.ts';
 import * as ledger from './009-ledger.ts';
 import * as refunds from './010-refunds.ts';
 import * as settlement from './011-settlement.ts';
+import * as disputes from './014-disputes.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -24,6 +25,8 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['009-ledger', ledger],
   ['010-refunds', refunds],
   ['011-settlement', settlement],
+  // 012 and 013 are taken by work on other branches.
+  ['014-disputes', disputes],
 ];
 
 /**
