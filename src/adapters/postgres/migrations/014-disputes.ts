@@ -11,8 +11,10 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('orders', (t) => {
     t.bigInteger('amount_disputed').notNullable().defaultTo(0);
   });
-  await knex.raw(`ALTER TABLE orders ADD CONSTRAINT orders_refunds_and_disputes_within_amount
-    CHECK (amount_disputed >= 0 AND amount_refunded + amount_refund_pending + amount_disputed <= amount)`);
+  // The refunds' rule (010), widened: refunds, pending refunds and open or lost disputes together.
+  await knex.raw('ALTER TABLE orders DROP CONSTRAINT orders_refunds_within_amount');
+  await knex.raw(`ALTER TABLE orders ADD CONSTRAINT orders_refunds_within_amount
+    CHECK (amount_refunded >= 0 AND amount_refund_pending >= 0 AND amount_disputed >= 0 AND amount_refunded + amount_refund_pending + amount_disputed <= amount)`);
 
   await knex.schema.createTable('order_evidence', (t) => {
     t.text('order_id').primary().references('orders.id');
@@ -89,6 +91,8 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE ledger_transactions DROP COLUMN IF EXISTS dispute_id');
   await knex.schema.dropTableIfExists('disputes');
   await knex.schema.dropTableIfExists('order_evidence');
-  await knex.raw('ALTER TABLE orders DROP CONSTRAINT IF EXISTS orders_refunds_and_disputes_within_amount');
+  await knex.raw('ALTER TABLE orders DROP CONSTRAINT orders_refunds_within_amount');
+  await knex.raw(`ALTER TABLE orders ADD CONSTRAINT orders_refunds_within_amount
+    CHECK (amount_refunded >= 0 AND amount_refund_pending >= 0 AND amount_refunded + amount_refund_pending <= amount)`);
   await knex.schema.alterTable('orders', (t) => t.dropColumn('amount_disputed'));
 }
