@@ -105,9 +105,9 @@ describe('payouts', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     const lines = csv.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('payout,item,type,order,refund,reference,currency,gross,percentage_fee,fixed_fee,other_fees,net,created');
+    expect(lines[0]).toBe('payout,item,type,order,refund,dispute,reference,currency,gross,percentage_fee,fixed_fee,other_fees,net,created');
     expect(lines).toHaveLength(4);
-    expect(lines.find((l) => l.includes(b))).toContain(`,charge,${b},,"po-order-b,""quoted""",EUR,10000,140,25,0,9835,`);
+    expect(lines.find((l) => l.includes(b))).toContain(`,charge,${b},,,"po-order-b,""quoted""",EUR,10000,140,25,0,9835,`);
     // A reference a spreadsheet would run as a formula is defused.
     expect(lines.find((l) => l.includes(c))).toContain(`,"'=HYPERLINK(""x"")",EUR,4000,56,25,0,3919,`);
 

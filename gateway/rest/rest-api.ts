@@ -23,6 +23,9 @@ import { registerBalanceRoutes } from './balance/routes.ts';
 import { PAYOUT_SCHEMAS } from './payouts/schemas.ts';
 import { registerPayoutRoutes } from './payouts/routes.ts';
 import { PayoutService } from '../../src/gen/checkout/v1/payout_pb.ts';
+import { DISPUTE_SCHEMAS } from './disputes/schemas.ts';
+import { registerDisputeRoutes } from './disputes/routes.ts';
+import { DisputeService } from '../../src/gen/checkout/v1/dispute_pb.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -68,7 +71,7 @@ function parsesAsJson(text: string): boolean {
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -130,6 +133,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     registerRefundRoutes(rest, createClient(RefundService, transport));
     registerBalanceRoutes(rest, createClient(BalanceService, transport));
     registerPayoutRoutes(rest, createClient(PayoutService, transport));
+    registerDisputeRoutes(rest, createClient(DisputeService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

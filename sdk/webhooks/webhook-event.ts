@@ -12,6 +12,10 @@ export type WebhookEventType =
   | 'order.payment_reversed'
   | 'order.refunded'
   | 'order.disputed'
+  | 'dispute.funds_withdrawn'
+  | 'dispute.updated'
+  | 'dispute.funds_reinstated'
+  | 'dispute.closed'
   | 'payout.settled'
   | 'subscription.charged';
 

@@ -13,6 +13,13 @@ import { createCaptureOrder } from '../application/capture/capture-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { HandlerContext } from '@connectrpc/connect';
+import { PostgresDisputeRepository } from '../adapters/postgres/dispute/postgres-dispute-repository.ts';
+import { PostgresEvidenceRepository } from '../adapters/postgres/dispute/postgres-evidence-repository.ts';
+import { createOpenDispute } from '../application/dispute/open-dispute.ts';
+import { createSweepDisputes, type SweepDisputes } from '../application/dispute/sweep-disputes.ts';
+import { createDisputeService } from '../application/dispute/dispute-service.ts';
+import { DisputeService } from '../gen/checkout/v1/dispute_pb.ts';
+import { EVENT_ID_PREFIX } from '../domain/event/domain-event.ts';
 import { PostgresLedgerAudit } from '../adapters/postgres/ledger/postgres-ledger.ts';
 import type { LedgerAudit } from '../ports/ledger/ledger.port.ts';
 import type { ConnectRouter } from '@connectrpc/connect';
@@ -103,6 +110,8 @@ export interface Core {
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
   /** Settlement and payout runs, for the settler worker. */
   readonly payoutRuns: PayoutRuns;
+  /** Disputes, for housekeeping run by the sweeper: the dispute test card's disputes, overdue and decided ones. */
+  readonly disputes: { readonly sweep: SweepDisputes };
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -116,7 +125,9 @@ export function createCore(options: CoreOptions): Core {
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
   const authenticate = createAuthenticate({ keys: merchants, limiter });
   const refundStore = new PostgresRefundRepository(options.knex);
-  const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore });
+  const disputeStore = new PostgresDisputeRepository(options.knex);
+  const evidenceStore = new PostgresEvidenceRepository(options.knex);
+  const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore });
   const payments = createPayments({
     uow,
     reads: { orders, payments: paymentStore },
@@ -136,7 +147,7 @@ export function createCore(options: CoreOptions): Core {
     authenticate,
     createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
-    listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore }),
+    listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore }),
     voidOrder: createVoidOrder(payments.kit),
     captureOrder: createCaptureOrder(payments.kit),
     idempotent,
@@ -155,7 +166,16 @@ export function createCore(options: CoreOptions): Core {
     cutoffMinutesUtc: options.payoutCutoffMinutesUtc ?? 0,
   });
   const payoutService = createPayoutService({ authenticate, payouts: payoutReader });
-  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, payouts: payoutRuns });
+  const openDispute = createOpenDispute(payments.kit);
+  const sweepDisputes = createSweepDisputes(payments.kit, { disputes: disputeStore }, openDispute);
+  const disputeService = createDisputeService({
+    authenticate,
+    idempotent,
+    reads: { disputes: disputeStore, evidence: evidenceStore, orders, payments: paymentStore },
+    clock,
+    eventIds: () => ({ eventId: ids.newId(EVENT_ID_PREFIX), now: clock.now() }),
+  });
+  const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, payouts: payoutRuns, openDispute });
   const balanceService = createBalanceService({ authenticate, ledger: ledgerAudit });
   const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
   const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
@@ -185,6 +205,7 @@ export function createCore(options: CoreOptions): Core {
       router.service(RefundService, guardRequests(RefundService, refundService, onInternalError, newRequestId, secretKey));
       router.service(BalanceService, guardRequests(BalanceService, balanceService, onInternalError, newRequestId, secretKey));
       router.service(PayoutService, guardRequests(PayoutService, payoutService, onInternalError, newRequestId, secretKey));
+      router.service(DisputeService, guardRequests(DisputeService, disputeService, onInternalError, newRequestId, secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
@@ -195,5 +216,6 @@ export function createCore(options: CoreOptions): Core {
     ledger: ledgerAudit,
     refunds: refundOrder,
     payoutRuns,
+    disputes: { sweep: sweepDisputes },
   };
 }

@@ -1,5 +1,6 @@
 import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { PayoutRuns } from '../application/payout/run-payouts.ts';
+import type { SweepDisputes } from '../application/dispute/sweep-disputes.ts';
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
 import type { Config } from '../config.ts';
@@ -41,6 +42,7 @@ export interface WorkerContext {
   readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts' | 'releaseAuthorizations'>;
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
   readonly payoutRuns: PayoutRuns;
+  readonly disputes?: { readonly sweep: SweepDisputes };
   readonly log: Log;
 }
 
@@ -182,6 +184,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
             ctx.payments.recoverAttempts(100).catch((err: unknown) => ctx.log.warn('payment recovery sweep failed', err)),
             ctx.payments.releaseAuthorizations(100).catch((err: unknown) => ctx.log.warn('authorization release sweep failed', err)),
             ctx.refunds.settleStale(100).catch((err: unknown) => ctx.log.warn('pending refund sweep failed', err)),
+            ctx.disputes?.sweep(100).catch((err: unknown) => ctx.log.warn('dispute sweep failed', err)),
           ]),
         );
       case 'settler':

@@ -1,6 +1,7 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { CaptureMethod, OrderStatus, type Order, type PaymentAttempt } from '../../../src/gen/checkout/v1/order_pb.ts';
 import { refundJson, type RefundJson } from '../refunds/refund-json.ts';
+import { disputeJson, type DisputeJson } from '../disputes/dispute-json.ts';
 
 /** An order as the REST API shows it: snake_case, amounts as JSON integers. */
 export interface OrderJson {
@@ -20,6 +21,7 @@ export interface OrderJson {
   capture_method: 'automatic' | 'manual';
   amount_captured: number | null;
   authorization_expires_at: string | null;
+  disputes: DisputeJson[];
   attempts: AttemptJson[];
   created: string;
   expires_at: string;
@@ -103,6 +105,7 @@ export function orderJson(order: Order): OrderJson {
     capture_method: order.captureMethod === CaptureMethod.MANUAL ? 'manual' : 'automatic',
     amount_captured: order.amountCaptured === undefined ? null : Number(order.amountCaptured),
     authorization_expires_at: order.authorizationExpiresAt ? isoOf(order.authorizationExpiresAt) : null,
+    disputes: order.disputes.map(disputeJson),
     attempts: order.attempts.map(attemptJson),
     created: isoOf(order.created),
     expires_at: isoOf(order.expiresAt),

@@ -95,6 +95,7 @@ export const OrderSchema = Type.Object(
     capture_method: Type.String({ enum: ['automatic', 'manual'] }),
     amount_captured: OrNull(Type.Integer({ description: 'Minor units captured, once captured: less than amount after a partial capture, and what refunds are bounded by.' })),
     authorization_expires_at: OrNull(IsoTime({ description: 'While authorized: when the authorization is released unless captured (7 days after it was made).' })),
+    disputes: Type.Array(Type.Ref('Dispute'), { description: 'Every dispute of the order, oldest first; the order keeps its status while disputed.' }),
     attempts: Type.Array(Type.Ref('PaymentAttempt')),
     created: IsoTime(),
     expires_at: IsoTime(),

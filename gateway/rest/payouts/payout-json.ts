@@ -10,6 +10,7 @@ export function payoutItemJson(item: PayoutItem) {
     type: item.type,
     order: item.orderId ?? null,
     refund: item.refundId ?? null,
+    dispute: item.disputeId ?? null,
     reference: item.reference ?? null,
     currency: item.currency,
     gross: Number(item.gross),
@@ -41,7 +42,7 @@ export function payoutJson(payout: Payout) {
 }
 
 /** The columns of the CSV export, in order. */
-export const CSV_COLUMNS = ['payout', 'item', 'type', 'order', 'refund', 'reference', 'currency', 'gross', 'percentage_fee', 'fixed_fee', 'other_fees', 'net', 'created'] as const;
+export const CSV_COLUMNS = ['payout', 'item', 'type', 'order', 'refund', 'dispute', 'reference', 'currency', 'gross', 'percentage_fee', 'fixed_fee', 'other_fees', 'net', 'created'] as const;
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. Text a
@@ -63,6 +64,7 @@ export function csvLine(payoutId: string, item: PayoutItem): string {
     item.type,
     item.orderId ?? null,
     item.refundId ?? null,
+    item.disputeId ?? null,
     item.reference ?? null,
     item.currency,
     Number(item.gross),

@@ -32,6 +32,7 @@ export const PayoutItemSchema = Type.Object(
     type: Type.String({ enum: ['charge', 'refund', 'dispute', 'dispute_reversal', 'payout_failure', 'adjustment'] }),
     order: OrNull(Type.String({ description: "The order's id." })),
     refund: OrNull(Type.String({ description: "The refund's id, for a refund." })),
+    dispute: OrNull(Type.String({ description: "The dispute's id, for a dispute's withdrawal or reinstatement." })),
     reference: OrNull(Type.String({ description: "The merchant's reference of the order, as on every object of the order." })),
     currency: Type.String(),
     gross: Minor('Before fees: a charge\'s captured amount, a refund\'s (negative), a dispute\'s (negative).'),

@@ -7,6 +7,9 @@ import { orderJson } from '../orders/order-json.ts';
 import { coreCall } from '../shared/core-call.ts';
 import { Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NoBody, NoQuery, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
 import { emptyBodyIsEmptyObject } from '../shared/body.ts';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { disputeJson } from '../disputes/dispute-json.ts';
+import { createDisputeSchema, type CreateDisputeBody } from '../disputes/schemas.ts';
 
 const simulateTransferSchema = {
   operationId: 'simulateTransfer',
@@ -60,6 +63,20 @@ export function registerTestHelperRoutes(app: FastifyInstance, helpers: Client<t
   app.post<{ Params: IdParams }>('/v1/test_helpers/orders/:id/simulate_transfer', { schema: simulateTransferSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
     const res = await helpers.simulateBankTransfer({ orderId: req.params.id }, coreCall(req));
     return orderJson(res.order!);
+  });
+
+  app.post<{ Params: IdParams; Body: CreateDisputeBody }>('/v1/test_helpers/orders/:id/dispute', { schema: createDisputeSchema }, async (req, reply) => {
+    const body = req.body;
+    const res = await helpers.createDispute(
+      {
+        orderId: req.params.id,
+        reason: body.reason,
+        amount: body.amount === undefined || body.amount === null ? undefined : BigInt(body.amount),
+        evidenceDueBy: body.evidence_due_by ? timestampFromDate(new Date(body.evidence_due_by)) : undefined,
+      },
+      coreCall(req),
+    );
+    return reply.code(201).send(disputeJson(res.dispute!));
   });
 
   app.post<{ Body: RunPayoutsBody }>('/v1/test_helpers/payouts/run', { schema: runPayoutsSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {

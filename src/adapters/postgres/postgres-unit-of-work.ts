@@ -11,6 +11,8 @@ import { PostgresWebhookEndpointRepository } from './webhook/postgres-webhook-en
 import { PostgresPaymentRepository } from './payment/postgres-payment-repository.ts';
 import { PostgresLedgerJournal } from './ledger/postgres-ledger.ts';
 import { PostgresRefundRepository } from './refund/postgres-refund-repository.ts';
+import { PostgresDisputeRepository } from './dispute/postgres-dispute-repository.ts';
+import { PostgresEvidenceRepository } from './dispute/postgres-evidence-repository.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -35,6 +37,8 @@ export class PostgresUnitOfWork implements UnitOfWork {
             payments: new PostgresPaymentRepository(trx),
             refunds: new PostgresRefundRepository(trx),
             payouts: new PostgresPayoutRepository(trx),
+            disputes: new PostgresDisputeRepository(trx),
+            evidence: new PostgresEvidenceRepository(trx),
             merchants: new PostgresMerchantRepository(trx),
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),

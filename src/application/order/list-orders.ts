@@ -4,6 +4,7 @@ import type { OrderRepository } from '../../ports/order/order-repository.port.ts
 import type { RefundRepository } from '../../ports/refund/refund-repository.port.ts';
 import type { PaymentRepository } from '../../ports/payment/payment-repository.port.ts';
 import type { OrderDetails } from './get-order.ts';
+import type { DisputeRepository } from '../../ports/dispute/dispute-repository.port.ts';
 
 /** Default and largest page sizes of order lists. */
 export const DEFAULT_LIST_LIMIT = 10;
@@ -16,7 +17,12 @@ export type ListOrdersUseCase = (
 ) => Promise<{ orders: OrderDetails[]; hasMore: boolean }>;
 
 /** Creates the order-listing use case. */
-export function createListOrders(deps: { readonly orders: OrderRepository; readonly payments: PaymentRepository; readonly refunds: RefundRepository }): ListOrdersUseCase {
+export function createListOrders(deps: {
+  readonly orders: OrderRepository;
+  readonly payments: PaymentRepository;
+  readonly refunds: RefundRepository;
+  readonly disputes: DisputeRepository;
+}): ListOrdersUseCase {
   return async (scope, query) => {
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
@@ -26,6 +32,10 @@ export function createListOrders(deps: { readonly orders: OrderRepository; reado
     const attempts = await deps.payments.listAttemptsForOrders(page.orders.map((order) => order.id));
     const paid = page.orders.filter((order) => order.status === 'paid' || order.amountRefunded > 0n).map((order) => order.id);
     const refunds = await deps.refunds.listForOrders(paid);
-    return { orders: page.orders.map((order) => ({ order, attempts: attempts.get(order.id) ?? [], refunds: refunds.get(order.id) ?? [] })), hasMore: page.hasMore };
+    const disputes = await deps.disputes.listForOrders(page.orders.filter((order) => order.method !== null).map((order) => order.id));
+    return {
+      orders: page.orders.map((order) => ({ order, attempts: attempts.get(order.id) ?? [], refunds: refunds.get(order.id) ?? [], disputes: disputes.get(order.id) ?? [] })),
+      hasMore: page.hasMore,
+    };
   };
 }

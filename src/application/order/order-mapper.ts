@@ -15,6 +15,8 @@ import type { CreateOrderCommand } from '../../domain/order/create-order.ts';
 import type { CaptureMethod, Order, OrderStatus } from '../../domain/order/order.entity.ts';
 import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
 import type { Refund } from '../../domain/refund/refund.entity.ts';
+import type { Dispute } from '../../domain/dispute/dispute.entity.ts';
+import { disputeToProto } from '../dispute/dispute-mapper.ts';
 
 const STATUS_TO_PROTO: { readonly [S in OrderStatus]: ProtoOrderStatus } = {
   pending: ProtoOrderStatus.PENDING,
@@ -49,7 +51,7 @@ export function attemptToProto(attempt: PaymentAttempt): ProtoPaymentAttempt {
 }
 
 /** Maps a domain order (and its attempts, when known) to its proto message. */
-export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = [], refunds: readonly Refund[] = []): ProtoOrder {
+export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] = [], refunds: readonly Refund[] = [], disputes: readonly Dispute[] = []): ProtoOrder {
   return create(OrderSchema, {
     id: order.id,
     reference: order.reference,
@@ -70,6 +72,8 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     captureMethod: CAPTURE_METHOD_TO_PROTO[order.captureMethod],
     amountCaptured: order.amountCaptured ?? undefined,
     authorizationExpiresAt: order.authorizationExpiresAt ? timestampFromDate(order.authorizationExpiresAt) : undefined,
+    // On the order, each dispute shows its submitted evidence only; GET /v1/disputes/:id shows the current.
+    disputes: disputes.map((dispute) => disputeToProto(dispute, undefined)),
   });
 }
 

@@ -53,7 +53,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
     getOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
       const details = await deps.getOrder(caller, req.id);
-      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+      return create(GetOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
     listOrders: async (req, ctx) => {
       const caller = await secretCaller(ctx);
@@ -62,7 +62,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
         startingAfter: req.startingAfter,
         reference: req.reference,
       });
-      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds)), hasMore: page.hasMore });
+      return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds, d.disputes)), hasMore: page.hasMore });
     },
     voidOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
@@ -80,7 +80,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
       // An authorized order was voided in the transaction; its authorization is released now.
       if (releases.length > 0) await deps.voidOrder.release(releases);
       const details = await deps.getOrder(caller, req.id);
-      return create(VoidOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+      return create(VoidOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
     captureOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);

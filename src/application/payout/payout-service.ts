@@ -51,6 +51,7 @@ export function payoutItemToProto(item: PayoutItem): PayoutItemMessage {
     type: item.type,
     orderId: item.orderId ?? undefined,
     refundId: item.refundId ?? undefined,
+    disputeId: item.disputeId ?? undefined,
     reference: item.reference ?? undefined,
     currency: item.currency,
     gross: item.gross,

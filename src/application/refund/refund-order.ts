@@ -56,7 +56,9 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
       const order = (await tx.orders.lock(found.id))!;
       const captured = isPaid(order) ? (await tx.payments.listForOrder(order.id)).find((p) => p.payment.status === 'succeeded') : undefined;
       const inFlight = await tx.refunds.pendingAmount(order.id);
-      const refund = planRefund(order, captured?.payment.id, inFlight, command, { id: deps.ids.newId(REFUND_ID_PREFIX), now: deps.clock.now() });
+      // What open and lost disputes hold cannot be refunded too (read under the same lock that opens disputes).
+      const disputed = await tx.disputes.heldAmount(order.id);
+      const refund = planRefund(order, captured?.payment.id, inFlight, command, { id: deps.ids.newId(REFUND_ID_PREFIX), now: deps.clock.now() }, disputed);
       await tx.refunds.reserve(refund);
       return refund;
     },

@@ -20,6 +20,7 @@ export type ApplicationErrorCode =
   | 'payout.not_found'
   | 'payout.status_invalid'
   | 'test_helpers.outcome_invalid'
+  | 'dispute.not_found'
   | 'request.id_unknown'
   | 'request.string_invalid'
   | 'test_helpers.live_mode'

@@ -61,6 +61,14 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'capture.order_not_capturable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_capturable' },
   'capture.exceeds_authorized': invalidRequest('capture_exceeds_authorized'),
   'capture.declined': { code: Code.FailedPrecondition, type: 'card_error', publicCode: 'capture_declined' },
+  'dispute.order_not_disputable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_disputable' },
+  'dispute.reason_invalid': invalidRequest('reason_invalid'),
+  'dispute.amount_invalid': invalidRequest('amount_invalid'),
+  'dispute.exceeds_remaining': invalidRequest('dispute_exceeds_remaining'),
+  // 409: the dispute's state refuses the submission, as Stripe answers a closed dispute.
+  'dispute.not_submittable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'dispute_not_submittable' },
+  'dispute.evidence_past_due': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'dispute_evidence_past_due' },
+  'evidence.field_invalid': invalidRequest('evidence_invalid'),
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */
@@ -78,6 +86,7 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'payout.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'payout.status_invalid': invalidRequest('parameter_invalid'),
   'test_helpers.outcome_invalid': invalidRequest('parameter_invalid'),
+  'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
   'list.limit_invalid': invalidRequest('limit_invalid'),

@@ -2,9 +2,20 @@ import { ApplicationError } from '../shared/application-error.ts';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { TestHelperService } from '../../gen/checkout/v1/test_helpers_pb.ts';
-import { RunPayoutsRequestSchema, RunPayoutsResponseSchema, SimulateBankTransferRequestSchema, SimulateBankTransferResponseSchema } from '../../gen/checkout/v1/test_helpers_pb.ts';
 import type { PayoutRuns } from '../payout/run-payouts.ts';
 import { payoutToProto } from '../payout/payout-service.ts';
+import {
+  CreateDisputeRequestSchema,
+  CreateDisputeResponseSchema,
+  RunPayoutsRequestSchema,
+  RunPayoutsResponseSchema,
+  SimulateBankTransferRequestSchema,
+  SimulateBankTransferResponseSchema,
+} from '../../gen/checkout/v1/test_helpers_pb.ts';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import type { OpenDisputeIn } from '../dispute/open-dispute.ts';
+import { disputeToProto } from '../dispute/dispute-mapper.ts';
+import { evidenceOf } from '../dispute/order-evidence.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { ReceiveTransfer } from '../payment/receive-transfer.ts';
@@ -17,6 +28,7 @@ export function createTestHelperService(deps: {
   readonly receiveTransfer: ReceiveTransfer;
   readonly idempotent: Idempotent;
   readonly payouts: PayoutRuns;
+  readonly openDispute: OpenDisputeIn;
 }): ServiceImpl<typeof TestHelperService> {
   return {
     runPayouts: async (req, ctx) => {
@@ -35,6 +47,20 @@ export function createTestHelperService(deps: {
         return create(RunPayoutsResponseSchema, { settledOrders: run.settledOrders, payouts: run.payouts.map(payoutToProto) });
       });
     },
+    createDispute: async (req, ctx) => {
+      const caller = await deps.authenticate(ctx, 'secret');
+      if (caller.livemode) {
+        throw new ApplicationError('test_helpers.live_mode', 'Disputes can only be simulated in test mode; use a sk_test_ key. Live disputes come from the card networks.');
+      }
+      const call = { operation: 'test_helpers.create_dispute', input: CreateDisputeRequestSchema, request: req, output: CreateDisputeResponseSchema };
+      return deps.idempotent(ctx, caller, call, async (tx) => {
+        // Looked up in the caller's scope first: another merchant's or mode's order is unknown here.
+        const found = await tx.orders.findById(caller, req.orderId);
+        if (!found) throw new ApplicationError('order.not_found', `No such order: "${req.orderId}".`, 'id');
+        const dispute = await deps.openDispute(tx, found.id, { reason: req.reason, amount: req.amount, evidenceDueBy: req.evidenceDueBy ? timestampDate(req.evidenceDueBy) : undefined }, 'test_helper');
+        return create(CreateDisputeResponseSchema, { dispute: disputeToProto(dispute, await evidenceOf(tx, found)) });
+      });
+    },
     simulateBankTransfer: async (req, ctx) => {
       const caller = await deps.authenticate(ctx, 'secret');
       if (caller.livemode) {
@@ -47,7 +73,7 @@ export function createTestHelperService(deps: {
         const { order } = await getOrder(caller, req.orderId);
         await deps.receiveTransfer(tx, afterCommit, order.id);
         const details = await getOrder(caller, req.orderId);
-        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+        return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
       });
     },
   };

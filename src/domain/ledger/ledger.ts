@@ -37,7 +37,7 @@ export const LEDGER_ACCOUNTS: readonly LedgerAccount[] = [
 ];
 
 /** What an entry is for, so a payout can itemise it: the gross, each kind of fee, a conversion. */
-export type EntryPurpose = 'gross' | 'percentage_fee' | 'fixed_fee' | 'conversion' | 'refund' | 'settlement' | 'payout';
+export type EntryPurpose = 'gross' | 'percentage_fee' | 'fixed_fee' | 'conversion' | 'refund' | 'settlement' | 'payout' | 'dispute' | 'dispute_fee' | 'dispute_reversal';
 
 /** One side of a movement: a debit is a positive amount, a credit a negative one (minor units). */
 export interface LedgerEntry {
@@ -48,7 +48,17 @@ export interface LedgerEntry {
 }
 
 /** What caused a transaction; with the cause's id it derives the transaction's id. */
-export type LedgerTransactionKind = 'capture' | 'refund' | 'void' | 'settle' | 'payout' | 'payout_paid' | 'payout_failure';
+export type LedgerTransactionKind =
+  | 'capture'
+  | 'refund'
+  | 'void'
+  | 'settle'
+  | 'payout'
+  | 'payout_paid'
+  | 'payout_failure'
+  | 'dispute_withdrawal'
+  | 'dispute_reinstatement'
+  | 'dispute_loss';
 
 /** One movement of money, posted at once or not at all. */
 export interface LedgerTransaction {
@@ -62,6 +72,8 @@ export interface LedgerTransaction {
   readonly refundId: string | null;
   /** The payout it moves (a payout's own transactions); absent or null otherwise. */
   readonly payoutId?: string | null;
+  /** The dispute behind it (dispute_* kinds); absent or null otherwise. */
+  readonly disputeId?: string | null;
   /** The merchant's reference of the order behind it. */
   readonly reference: string | null;
   readonly entries: readonly LedgerEntry[];

@@ -130,6 +130,77 @@ export function voidPosting(capture: Pick<LedgerTransaction, 'merchantId' | 'liv
   );
 }
 
+/** What a dispute's movements post from. */
+export interface DisputeFacts {
+  readonly disputeId: string;
+  readonly paymentId: string;
+  readonly orderId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly reference: string;
+  /** The amount disputed, in the order's currency. */
+  readonly disputed: Money;
+  /** The same amount in the settlement currency: what the merchant's balance gives up and the reserve holds. */
+  readonly withdrawn: Money;
+  readonly at: Date;
+}
+
+function disputeTransaction(kind: 'dispute_withdrawal' | 'dispute_reinstatement' | 'dispute_loss', facts: DisputeFacts, entries: Parameters<typeof ledgerTransaction>[1]): LedgerTransaction {
+  return ledgerTransaction(
+    {
+      id: ledgerTransactionId(kind, facts.disputeId),
+      kind,
+      merchantId: facts.merchantId,
+      livemode: facts.livemode,
+      orderId: facts.orderId,
+      paymentId: facts.paymentId,
+      refundId: null,
+      disputeId: facts.disputeId,
+      reference: facts.reference,
+      createdAt: facts.at,
+    },
+    entries,
+  );
+}
+
+/**
+ * A dispute opened: the disputed amount (in the settlement currency) leaves the merchant's balance
+ * (pending before the order is settled, available after) for dispute_reserve, and the dispute fee
+ * goes to fees_earned.
+ */
+export function disputeWithdrawalPosting(facts: DisputeFacts & { readonly fee: Money; readonly from: 'merchant_pending' | 'merchant_available' }): LedgerTransaction {
+  return disputeTransaction('dispute_withdrawal', facts, [
+    ...debitCredit(facts.from, 'dispute_reserve', facts.withdrawn.currency, facts.withdrawn.amount, 'dispute'),
+    ...debitCredit(facts.from, 'fees_earned', facts.fee.currency, facts.fee.amount, 'dispute_fee'),
+  ]);
+}
+
+/**
+ * A dispute won: the reserve returns the amount to the merchant (to pending if the order is not
+ * settled yet, so that settlement moves it with the rest, else to available). The fee is kept.
+ */
+export function disputeReinstatementPosting(facts: DisputeFacts & { readonly to: 'merchant_pending' | 'merchant_available' }): LedgerTransaction {
+  return disputeTransaction('dispute_reinstatement', facts, debitCredit('dispute_reserve', facts.to, facts.withdrawn.currency, facts.withdrawn.amount, 'dispute_reversal'));
+}
+
+/**
+ * A dispute lost: the card network took the amount back from us, so the reserve pays acquirer_clearing,
+ * in the order's currency through currency_conversion when the settlement currency differs.
+ */
+export function disputeLossPosting(facts: DisputeFacts): LedgerTransaction {
+  const { disputed, withdrawn } = facts;
+  return disputeTransaction(
+    'dispute_loss',
+    facts,
+    disputed.currency === withdrawn.currency
+      ? debitCredit('dispute_reserve', 'acquirer_clearing', disputed.currency, disputed.amount, 'dispute')
+      : [
+          ...debitCredit('dispute_reserve', 'currency_conversion', withdrawn.currency, withdrawn.amount, 'dispute'),
+          ...debitCredit('currency_conversion', 'acquirer_clearing', disputed.currency, disputed.amount, 'conversion'),
+        ],
+  );
+}
+
 /** What a payout's arrival or failure posts from. */
 export interface PayoutFacts {
   readonly payoutId: string;

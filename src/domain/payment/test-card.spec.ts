@@ -18,9 +18,9 @@ function seededDigits(seed: number): (count: number) => string {
 describe('issueTestCards', () => {
   const cards = issueTestCards(seededDigits(1));
 
-  it('issues one card for each of the four behaviours', () => {
-    expect(cards).toHaveLength(4);
-    expect(cards.map((c) => c.behaviour).sort()).toEqual<TestCardBehaviour[]>(['approved', 'challenge', 'hard_decline', 'soft_decline']);
+  it('issues one card for each of the five behaviours', () => {
+    expect(cards).toHaveLength(5);
+    expect(cards.map((c) => c.behaviour).sort()).toEqual<TestCardBehaviour[]>(['approved', 'challenge', 'dispute', 'hard_decline', 'soft_decline']);
   });
 
   it('issues 16-digit, Luhn-valid numbers whose brand matches their prefix', () => {
@@ -34,7 +34,7 @@ describe('issueTestCards', () => {
   });
 
   it('gives each behaviour its own number', () => {
-    expect(new Set(cards.map((c) => c.number)).size).toBe(4);
+    expect(new Set(cards.map((c) => c.number)).size).toBe(5);
   });
 
   it('asks the digit source for the middle digits only', () => {
@@ -44,7 +44,7 @@ describe('issueTestCards', () => {
       return '0'.repeat(count);
     });
     // Prefix + requested digits + one check digit = 16.
-    expect(requests).toEqual([14, 13, 14, 14]);
+    expect(requests).toEqual([14, 13, 14, 14, 14]);
   });
 
   it('issues different cards from different digit sources', () => {
@@ -53,6 +53,12 @@ describe('issueTestCards', () => {
       expect(other[i]?.behaviour).toBe(cards[i]?.behaviour);
       expect(other[i]?.number).not.toBe(cards[i]?.number);
     }
+  });
+
+  it('gives each card of a sandbox its own last four digits, even from a source that repeats itself', () => {
+    const same = issueTestCards((count) => '7'.repeat(count));
+    expect(new Set(same.map((c) => c.number.slice(-4))).size).toBe(5);
+    for (const card of same) expect(luhnValid(card.number), card.number).toBe(true);
   });
 
   it('issues the same cards from the same digit source', () => {

@@ -65,6 +65,7 @@ export interface PayoutItem {
   readonly type: PayoutItemType;
   readonly orderId: string | null;
   readonly refundId: string | null;
+  readonly disputeId: string | null;
   /** The merchant's reference of the order behind the item. */
   readonly reference: string | null;
   readonly currency: string;

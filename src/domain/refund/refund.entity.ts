@@ -45,11 +45,13 @@ export const NOTE_MAX_LENGTH = 500;
 
 /**
  * Decides a refund of `order`, whose captured payment is `paymentId`, against what is already
- * refunded or reserved by pending refunds (`inFlight`): the refund to reserve, status pending.
+ * refunded or reserved by pending refunds (`inFlight`) and held by open or lost disputes
+ * (`disputed`): the refund to reserve, status pending. Refunds and disputes together never exceed
+ * what was captured.
  * @throws DomainError refund.order_not_refundable, refund.reason_invalid, refund.note_invalid,
  *   refund.amount_invalid or refund.exceeds_remaining
  */
-export function planRefund(order: Order, paymentId: string | undefined, inFlight: bigint, command: RefundCommand, ids: { id: string; now: Date }): Refund {
+export function planRefund(order: Order, paymentId: string | undefined, inFlight: bigint, command: RefundCommand, ids: { id: string; now: Date }, disputed = 0n): Refund {
   if (!(order.status === 'paid' || order.status === 'partially_refunded' || order.status === 'refunded') || paymentId === undefined) {
     throw new DomainError('refund.order_not_refundable', `Order ${order.id} is ${order.status}${paymentId === undefined && order.status === 'paid' ? ' and its payment is being voided' : ''}: only a paid order can be refunded.`);
   }
@@ -59,7 +61,7 @@ export function planRefund(order: Order, paymentId: string | undefined, inFlight
   if (!command.note.isWellFormed() || command.note.includes('\u0000')) throw invalid('refund.note_invalid', 'note', 'note must be valid Unicode text without NUL characters.');
   if ([...command.note].length > NOTE_MAX_LENGTH) throw invalid('refund.note_invalid', 'note', `note holds at most ${NOTE_MAX_LENGTH} characters.`);
   // Bounded by what was captured: a partial manual capture leaves less than the order's amount.
-  const remaining = capturedAmount(order) - order.amountRefunded - inFlight;
+  const remaining = capturedAmount(order) - order.amountRefunded - inFlight - disputed;
   const amount = command.amount ?? remaining;
   if (command.amount !== undefined && command.amount <= 0n) {
     throw invalid('refund.amount_invalid', 'amount', `amount must be a positive integer in minor units of ${order.currency} (got ${command.amount}).`);
@@ -68,7 +70,7 @@ export function planRefund(order: Order, paymentId: string | undefined, inFlight
     throw invalid(
       'refund.exceeds_remaining',
       'amount',
-      `Only ${remaining} (minor units of ${order.currency}) of order ${order.id} remain to refund; ${order.amountRefunded} refunded, ${inFlight} in refunds still pending.`,
+      `Only ${remaining > 0n ? remaining : 0n} (minor units of ${order.currency}) of order ${order.id} remain to refund; ${order.amountRefunded} refunded, ${inFlight} in refunds still pending${disputed > 0n ? `, ${disputed} held by disputes` : ''}.`,
     );
   }
   return {

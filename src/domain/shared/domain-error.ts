@@ -43,7 +43,14 @@ export type DomainErrorCode =
   | 'void.order_already_settled'
   | 'capture.order_not_capturable'
   | 'capture.exceeds_authorized'
-  | 'capture.declined';
+  | 'capture.declined'
+  | 'dispute.order_not_disputable'
+  | 'dispute.reason_invalid'
+  | 'dispute.amount_invalid'
+  | 'dispute.exceeds_remaining'
+  | 'dispute.not_submittable'
+  | 'dispute.evidence_past_due'
+  | 'evidence.field_invalid';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

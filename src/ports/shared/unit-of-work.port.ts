@@ -8,6 +8,8 @@ import type { PaymentRepository } from '../payment/payment-repository.port.ts';
 import type { LedgerJournal } from '../ledger/ledger.port.ts';
 import type { RefundRepository } from '../refund/refund-repository.port.ts';
 import type { PayoutRepository } from '../payout/payout-repository.port.ts';
+import type { DisputeRepository } from '../dispute/dispute-repository.port.ts';
+import type { EvidenceRepository } from '../dispute/evidence-repository.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
@@ -19,6 +21,9 @@ export interface TransactionScope {
   readonly payments: PaymentRepository;
   readonly refunds: RefundRepository;
   readonly payouts: PayoutRepository;
+  readonly disputes: DisputeRepository;
+  /** The merchant's evidence of each order. */
+  readonly evidence: EvidenceRepository;
   readonly merchants: MerchantReader;
   readonly endpoints: WebhookEndpointRepository;
   readonly deliveries: WebhookDeliveryQueue;

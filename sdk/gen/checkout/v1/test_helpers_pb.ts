@@ -4,7 +4,11 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Dispute } from "./dispute_pb.ts";
+import { file_checkout_v1_dispute } from "./dispute_pb.ts";
 import { file_checkout_v1_field_options } from "./field_options_pb.ts";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Order } from "./order_pb.ts";
 import { file_checkout_v1_order } from "./order_pb.ts";
 import type { Payout } from "./payout_pb.ts";
@@ -15,7 +19,63 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/test_helpers.proto.
  */
 export const file_checkout_v1_test_helpers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIjUKEVJ1blBheW91dHNSZXF1ZXN0EhQKB291dGNvbWUYASABKAlIAIgBAUIKCghfb3V0Y29tZSJSChJSdW5QYXlvdXRzUmVzcG9uc2USFgoOc2V0dGxlZF9vcmRlcnMYASABKAUSJAoHcGF5b3V0cxgCIAMoCzITLmNoZWNrb3V0LnYxLlBheW91dCI1ChtTaW11bGF0ZUJhbmtUcmFuc2ZlclJlcXVlc3QSFgoIb3JkZXJfaWQYASABKAlCBMDzGAEiQQocU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZRIhCgVvcmRlchgBIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyMs8BChFUZXN0SGVscGVyU2VydmljZRJrChRTaW11bGF0ZUJhbmtUcmFuc2ZlchIoLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBopLmNoZWNrb3V0LnYxLlNpbXVsYXRlQmFua1RyYW5zZmVyUmVzcG9uc2USTQoKUnVuUGF5b3V0cxIeLmNoZWNrb3V0LnYxLlJ1blBheW91dHNSZXF1ZXN0Gh8uY2hlY2tvdXQudjEuUnVuUGF5b3V0c1Jlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_field_options, file_checkout_v1_order, file_checkout_v1_payout]);
+  fileDesc("Ch5jaGVja291dC92MS90ZXN0X2hlbHBlcnMucHJvdG8SC2NoZWNrb3V0LnYxIqwBChRDcmVhdGVEaXNwdXRlUmVxdWVzdBIWCghvcmRlcl9pZBgBIAEoCUIEwPMYARIOCgZyZWFzb24YAiABKAkSEwoGYW1vdW50GAMgASgDSACIAQESOAoPZXZpZGVuY2VfZHVlX2J5GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBQgkKB19hbW91bnRCEgoQX2V2aWRlbmNlX2R1ZV9ieSI+ChVDcmVhdGVEaXNwdXRlUmVzcG9uc2USJQoHZGlzcHV0ZRgBIAEoCzIULmNoZWNrb3V0LnYxLkRpc3B1dGUiNQoRUnVuUGF5b3V0c1JlcXVlc3QSFAoHb3V0Y29tZRgBIAEoCUgAiAEBQgoKCF9vdXRjb21lIlIKElJ1blBheW91dHNSZXNwb25zZRIWCg5zZXR0bGVkX29yZGVycxgBIAEoBRIkCgdwYXlvdXRzGAIgAygLMhMuY2hlY2tvdXQudjEuUGF5b3V0IjUKG1NpbXVsYXRlQmFua1RyYW5zZmVyUmVxdWVzdBIWCghvcmRlcl9pZBgBIAEoCUIEwPMYASJBChxTaW11bGF0ZUJhbmtUcmFuc2ZlclJlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXIypwIKEVRlc3RIZWxwZXJTZXJ2aWNlEmsKFFNpbXVsYXRlQmFua1RyYW5zZmVyEiguY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXF1ZXN0GikuY2hlY2tvdXQudjEuU2ltdWxhdGVCYW5rVHJhbnNmZXJSZXNwb25zZRJNCgpSdW5QYXlvdXRzEh4uY2hlY2tvdXQudjEuUnVuUGF5b3V0c1JlcXVlc3QaHy5jaGVja291dC52MS5SdW5QYXlvdXRzUmVzcG9uc2USVgoNQ3JlYXRlRGlzcHV0ZRIhLmNoZWNrb3V0LnYxLkNyZWF0ZURpc3B1dGVSZXF1ZXN0GiIuY2hlY2tvdXQudjEuQ3JlYXRlRGlzcHV0ZVJlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_dispute, file_checkout_v1_field_options, file_google_protobuf_timestamp, file_checkout_v1_order, file_checkout_v1_payout]);
+
+/**
+ * @generated from message checkout.v1.CreateDisputeRequest
+ */
+export type CreateDisputeRequest = Message<"checkout.v1.CreateDisputeRequest"> & {
+  /**
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * Stripe's reasons: fraudulent, product_not_received, duplicate, subscription_canceled,
+   * product_unacceptable, credit_not_processed, unrecognized or general.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Minor units; what remains of the capture (less refunds and other disputes) when absent.
+   *
+   * @generated from field: optional int64 amount = 3;
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * When the evidence is due; 7 days ahead when absent. May be in the past, for tests.
+   *
+   * @generated from field: optional google.protobuf.Timestamp evidence_due_by = 4;
+   */
+  evidenceDueBy?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.CreateDisputeRequest.
+ * Use `create(CreateDisputeRequestSchema)` to create a new message.
+ */
+export const CreateDisputeRequestSchema: GenMessage<CreateDisputeRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_test_helpers, 0);
+
+/**
+ * @generated from message checkout.v1.CreateDisputeResponse
+ */
+export type CreateDisputeResponse = Message<"checkout.v1.CreateDisputeResponse"> & {
+  /**
+   * @generated from field: checkout.v1.Dispute dispute = 1;
+   */
+  dispute?: Dispute | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.CreateDisputeResponse.
+ * Use `create(CreateDisputeResponseSchema)` to create a new message.
+ */
+export const CreateDisputeResponseSchema: GenMessage<CreateDisputeResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_test_helpers, 1);
 
 /**
  * @generated from message checkout.v1.RunPayoutsRequest
@@ -34,7 +94,7 @@ export type RunPayoutsRequest = Message<"checkout.v1.RunPayoutsRequest"> & {
  * Use `create(RunPayoutsRequestSchema)` to create a new message.
  */
 export const RunPayoutsRequestSchema: GenMessage<RunPayoutsRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_test_helpers, 0);
+  messageDesc(file_checkout_v1_test_helpers, 2);
 
 /**
  * @generated from message checkout.v1.RunPayoutsResponse
@@ -60,7 +120,7 @@ export type RunPayoutsResponse = Message<"checkout.v1.RunPayoutsResponse"> & {
  * Use `create(RunPayoutsResponseSchema)` to create a new message.
  */
 export const RunPayoutsResponseSchema: GenMessage<RunPayoutsResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_test_helpers, 1);
+  messageDesc(file_checkout_v1_test_helpers, 3);
 
 /**
  * @generated from message checkout.v1.SimulateBankTransferRequest
@@ -77,7 +137,7 @@ export type SimulateBankTransferRequest = Message<"checkout.v1.SimulateBankTrans
  * Use `create(SimulateBankTransferRequestSchema)` to create a new message.
  */
 export const SimulateBankTransferRequestSchema: GenMessage<SimulateBankTransferRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_test_helpers, 2);
+  messageDesc(file_checkout_v1_test_helpers, 4);
 
 /**
  * @generated from message checkout.v1.SimulateBankTransferResponse
@@ -94,7 +154,7 @@ export type SimulateBankTransferResponse = Message<"checkout.v1.SimulateBankTran
  * Use `create(SimulateBankTransferResponseSchema)` to create a new message.
  */
 export const SimulateBankTransferResponseSchema: GenMessage<SimulateBankTransferResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_test_helpers, 3);
+  messageDesc(file_checkout_v1_test_helpers, 5);
 
 /**
  * TestHelperService drives test-mode flows that real money would drive in
@@ -126,6 +186,17 @@ export const TestHelperService: GenService<{
     methodKind: "unary";
     input: typeof RunPayoutsRequestSchema;
     output: typeof RunPayoutsResponseSchema;
+  },
+  /**
+   * Opens a dispute of a paid order, as a card network would: its amount and the dispute fee are
+   * withdrawn from the merchant's balance and order.disputed is sent with the order's evidence.
+   *
+   * @generated from rpc checkout.v1.TestHelperService.CreateDispute
+   */
+  createDispute: {
+    methodKind: "unary";
+    input: typeof CreateDisputeRequestSchema;
+    output: typeof CreateDisputeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_checkout_v1_test_helpers, 0);

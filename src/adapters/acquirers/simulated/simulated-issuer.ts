@@ -22,6 +22,7 @@ export async function issuerAnswer(
     case undefined:
       return 'unknown_test_card';
     case 'approved':
+    case 'dispute': // paid normally; the dispute comes later (the disputes sweeper opens it)
       return 'approve';
     case 'challenge':
       return 'challenge';

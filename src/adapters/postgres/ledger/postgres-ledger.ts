@@ -24,6 +24,7 @@ export class PostgresLedgerJournal implements LedgerJournal {
           payment_id: transaction.paymentId,
           refund_id: transaction.refundId,
           payout_id: transaction.payoutId ?? null,
+          dispute_id: transaction.disputeId ?? null,
           reference: transaction.reference,
           created_at: transaction.createdAt,
         })
@@ -63,6 +64,7 @@ export class PostgresLedgerJournal implements LedgerJournal {
         paymentId: tx.payment_id,
         refundId: tx.refund_id ?? null,
         payoutId: tx.payout_id ?? null,
+        disputeId: tx.dispute_id ?? null,
         reference: tx.reference,
         createdAt: new Date(tx.created_at),
         entries: entries.map((e) => ({ account: e.account, currency: String(e.currency).trim(), amount: BigInt(e.amount), purpose: e.purpose })),
@@ -218,6 +220,45 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string; bindings?: Record<s
           WHERE coalesce(a.owed, 0) <> coalesce(u.owed, 0)
           LIMIT 1`,
     bindings: { cutoff: 'infinity', merchantId: null, livemode: false },
+  },
+  {
+    name: 'every dispute has exactly its withdrawal transaction, a won one its reinstatement, a lost one its loss, and nothing else',
+    sql: `SELECT d.id || ' (' || d.status || ') has ' || count(t.id) FILTER (WHERE t.kind = 'dispute_withdrawal') || ' withdrawal, '
+                 || count(t.id) FILTER (WHERE t.kind = 'dispute_reinstatement') || ' reinstatement, '
+                 || count(t.id) FILTER (WHERE t.kind = 'dispute_loss') || ' loss and '
+                 || count(t.id) FILTER (WHERE t.kind NOT IN ('dispute_withdrawal', 'dispute_reinstatement', 'dispute_loss')) || ' other transactions' AS detail
+          FROM disputes d LEFT JOIN ledger_transactions t ON t.dispute_id = d.id
+          GROUP BY d.id, d.status
+          HAVING count(t.id) FILTER (WHERE t.kind = 'dispute_withdrawal') <> 1
+              OR count(t.id) FILTER (WHERE t.kind = 'dispute_reinstatement') <> CASE WHEN d.status = 'won' THEN 1 ELSE 0 END
+              OR count(t.id) FILTER (WHERE t.kind = 'dispute_loss') <> CASE WHEN d.status = 'lost' THEN 1 ELSE 0 END
+              OR count(t.id) FILTER (WHERE t.kind NOT IN ('dispute_withdrawal', 'dispute_reinstatement', 'dispute_loss')) > 0
+          UNION ALL
+          SELECT t.id || ' names no dispute of its order' AS detail
+          FROM ledger_transactions t LEFT JOIN disputes d ON d.id = t.dispute_id AND d.order_id = t.order_id AND d.merchant_id = t.merchant_id
+          WHERE t.kind IN ('dispute_withdrawal', 'dispute_reinstatement', 'dispute_loss') AND d.id IS NULL
+          LIMIT 1`,
+  },
+  {
+    name: "refunds plus open or lost disputes on an order never exceed what was captured, and amount_disputed is their disputes' sum",
+    sql: `SELECT o.id || ': captured ' || coalesce(c.captured, 0) || ', refunded ' || o.amount_refunded || ', disputes open or lost ' || coalesce(d.held, 0)
+                 || ', amount_disputed ' || o.amount_disputed AS detail
+          FROM orders o
+          LEFT JOIN (SELECT order_id, sum(amount) AS held FROM disputes WHERE status <> 'won' GROUP BY order_id) d ON d.order_id = o.id
+          LEFT JOIN (SELECT order_id, sum(coalesce(captured_amount, amount)) AS captured FROM payments WHERE status = 'succeeded' GROUP BY order_id) c ON c.order_id = o.id
+          WHERE coalesce(d.held, 0) <> o.amount_disputed
+             OR (EXISTS (SELECT 1 FROM disputes x WHERE x.order_id = o.id) AND o.amount_refunded + coalesce(d.held, 0) > coalesce(c.captured, 0))
+          LIMIT 1`,
+  },
+  {
+    name: 'the dispute reserve of each merchant holds exactly its open disputes',
+    sql: `SELECT coalesce(b.merchant_id, s.merchant_id) || ' ' || coalesce(b.currency, s.currency) || ': dispute_reserve ' || coalesce(b.balance, 0)
+                 || ', open disputes ' || coalesce(s.held, 0) AS detail
+          FROM (SELECT merchant_id, livemode, currency, balance FROM ledger_balances WHERE account = 'dispute_reserve') b
+          FULL JOIN (SELECT merchant_id, livemode, withdrawn_currency AS currency, -sum(withdrawn_amount) AS held
+                     FROM disputes WHERE status IN ('needs_response', 'under_review') GROUP BY 1, 2, 3) s
+            USING (merchant_id, livemode, currency)
+          WHERE coalesce(b.balance, 0) <> coalesce(s.held, 0) LIMIT 1`,
   },
 ];
 

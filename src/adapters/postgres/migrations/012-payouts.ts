@@ -53,6 +53,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('type').notNullable();
     t.text('order_id');
     t.text('refund_id');
+    t.text('dispute_id');
     t.text('reference');
     t.specificType('currency', 'char(3)').notNullable();
     // What the merchant is owed by the item: gross less its fees (each kind apart) is its net.

@@ -12,6 +12,7 @@ import * as refunds from './010-refunds.ts';
 import * as settlement from './011-settlement.ts';
 import * as payouts from './012-payouts.ts';
 import * as manualCapture from './013-manual-capture.ts';
+import * as disputes from './014-disputes.ts';
 import * as ledgerSealed from './015-ledger-sealed.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
@@ -29,6 +30,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['011-settlement', settlement],
   ['012-payouts', payouts],
   ['013-manual-capture', manualCapture],
+  ['014-disputes', disputes],
   ['015-ledger-sealed', ledgerSealed],
 ];
 

@@ -17,7 +17,7 @@ const PAYOUT_RUN_LOCK = 7_201_126;
  * fees, each fee kind apart, net is the whole.
  */
 export const UNPAID = `
-  SELECT t.id AS transaction_id, t.merchant_id, t.livemode, t.order_id, t.refund_id, t.reference, t.created_at, e.currency,
+  SELECT t.id AS transaction_id, t.merchant_id, t.livemode, t.order_id, t.refund_id, t.dispute_id, t.reference, t.created_at, e.currency,
     CASE
       WHEN t.kind = 'capture' THEN 'charge'
       WHEN t.kind = 'refund' THEN 'refund'
@@ -76,8 +76,8 @@ const MAKE = `
     FROM totals JOIN g USING (payout_id)
     RETURNING id, merchant_id, livemode, currency, amount
   ), items_made AS (
-    INSERT INTO payout_items (payout_id, transaction_id, type, order_id, refund_id, reference, currency, gross, percentage_fee, fixed_fee, other_fees, net, created_at)
-    SELECT u.payout_id, u.transaction_id, u.type, u.order_id, u.refund_id, u.reference, u.currency, u.gross, u.percentage_fee, u.fixed_fee, u.other_fees, u.net, u.created_at
+    INSERT INTO payout_items (payout_id, transaction_id, type, order_id, refund_id, dispute_id, reference, currency, gross, percentage_fee, fixed_fee, other_fees, net, created_at)
+    SELECT u.payout_id, u.transaction_id, u.type, u.order_id, u.refund_id, u.dispute_id, u.reference, u.currency, u.gross, u.percentage_fee, u.fixed_fee, u.other_fees, u.net, u.created_at
     FROM u JOIN totals USING (payout_id)
     ORDER BY u.payout_id, u.created_at, u.transaction_id
     RETURNING 1
@@ -152,6 +152,7 @@ interface ItemRow {
   type: string;
   order_id: string | null;
   refund_id: string | null;
+  dispute_id: string | null;
   reference: string | null;
   currency: string;
   gross: string;
@@ -170,6 +171,7 @@ function itemFromRow(row: ItemRow): PayoutItem {
     type: row.type as PayoutItemType,
     orderId: row.order_id,
     refundId: row.refund_id,
+    disputeId: row.dispute_id,
     reference: row.reference,
     currency: row.currency.trim(),
     gross: BigInt(row.gross),
