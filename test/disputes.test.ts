@@ -54,6 +54,16 @@ async function balance() {
 const amountIn = (list: { currency: string; amount: number }[], currency = 'EUR') => list.find((b) => b.currency === currency)?.amount ?? 0;
 
 describe('disputes', () => {
+  it('refuses to void a disputed order: its money is in the dispute reserve, and a void would undo the capture as well', async () => {
+    const orderId = await paidOrder({ reference: 'disputed-then-voided' });
+    expect((await dispute(orderId, { reason: 'fraudulent', amount: 1000 })).statusCode).toBe(201);
+    const voided = await post(`/v1/orders/${orderId}/void`, undefined);
+    expect(voided.statusCode).toBe(409);
+    expect(voided.json().error).toMatchObject({ code: 'order_not_voidable', message: expect.stringMatching(/disputed/) });
+    expect((await get(`/v1/orders/${orderId}`)).json().status).toBe('paid');
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+
   it('opens a dispute with the helper: order.disputed carries the evidence attached before, the ledger withdraws the amount and the fee', async () => {
     const id = await paidOrder({ reference: 'disputed-1' });
     const attached = await post(`/v1/orders/${id}/evidence`, { customer_email: 'ada@example.com', tracking_number: '1Z999', shipping_carrier: 'UPS' });

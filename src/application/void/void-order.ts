@@ -50,6 +50,10 @@ export function createVoidOrder(kit: PaymentKit): VoidOrder {
         throw new DomainError('void.order_already_settled', `Order ${order.id} was settled on ${order.settledAt.toISOString()}: its money has left the pending balance. Refund it instead.`);
       }
       const pendingRefunds = await tx.refunds.pendingAmount(order.id);
+      // A disputed order's money is held in the dispute reserve: undoing its capture would take it twice.
+      if (order.status === 'paid' && (await tx.disputes.listForOrders([order.id])).has(order.id)) {
+        throw new DomainError('void.order_not_voidable', `Order ${order.id} is disputed: a disputed payment cannot be voided. Answer the dispute, and refund what remains if you must.`);
+      }
       if (order.status !== 'paid' || order.amountRefunded > 0n || pendingRefunds > 0n) {
         const hint = order.status === 'partially_refunded' || order.status === 'refunded' || pendingRefunds > 0n ? ' It has refunds: refund the rest instead.' : '';
         throw new DomainError('void.order_not_voidable', `Order ${order.id} is ${order.status}: only an authorized order, or a paid one with nothing refunded, can be voided.${hint}`);
