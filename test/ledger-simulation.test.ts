@@ -160,7 +160,9 @@ describe('random interleavings of payments, captures, refunds, voids, disputes, 
     );
     // What the schedules reached, so that a change of seed or generator that stops reaching a state shows.
     const reached = async (table: string) =>
-      Object.fromEntries((await svc.db.knex(table).select('status').count({ n: '*' }).groupBy('status')).map((r) => [r.status, Number(r.n)]));
+      Object.fromEntries(
+        (await svc.db.knex.raw<{ rows: { status: string; n: string }[] }>('SELECT status, count(*) AS n FROM ?? GROUP BY status ORDER BY status', [table])).rows.map((r) => [r.status, Number(r.n)]),
+      );
     const coverage = { orders: await reached('orders'), refunds: await reached('refunds'), disputes: await reached('disputes'), payouts: await reached('payouts') };
     console.log(`[simulation] reached ${JSON.stringify(coverage)}`);
     expect(Object.keys(coverage.disputes).length).toBeGreaterThan(1);
