@@ -106,7 +106,7 @@ describe('one reference from the checkout to the payout', () => {
 
     const settled = await awaitEvent('payout.settled');
     expect(settled.data).toMatchObject({ id: batch.id });
-    expect((settled.data as { orders: { id: string; reference: string }[] }).orders).toEqual(expect.arrayContaining([{ id: orderId, reference: REFERENCE }]));
+    expect((settled.data as unknown as { orders: { id: string; reference: string }[] }).orders).toEqual(expect.arrayContaining([{ id: orderId, reference: REFERENCE }]));
 
     const items = await api<{ data: { type: string; order: string; reference: string; net: number; refund: string | null; dispute: string | null }[] }>(h.base, key, 'GET', `/v1/payouts/${batch.id}/items`);
     const ours = items.json.data.filter((i) => i.order === orderId);
