@@ -91,7 +91,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
       });
       // The order as it now stands, with its attempts (a replay answers it too).
       const details = await deps.getOrder(caller, req.id);
-      return create(CaptureOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds) });
+      return create(CaptureOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
   };
 }
