@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createRouterTransport } from '@connectrpc/connect';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { createCore } from '../src/composition/core.ts';
+import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 import { AUTHORIZATION_VALIDITY_MS } from '../src/domain/order/capture.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { payWithTestCard } from './support/payments.ts';
@@ -250,6 +251,65 @@ describe('manual capture: capture', () => {
     expect((await eventsOf(id)).filter((e) => e.type === 'order.paid')).toHaveLength(1);
     expect(await svc.core.ledger.verify()).toBeUndefined();
     expect(svc.internalErrors).toEqual([]);
+  });
+});
+
+describe('manual capture: an acquirer that does not answer, a process that stops', () => {
+  it('keeps the request when the acquirer does not answer: the order stays authorized, cannot be voided, released or captured twice, and the sweeper finishes it', async () => {
+    const id = await authorizedOrder({ reference: 'capture-acquirer-down' });
+    const original = SimulatedAlphaAcquirer.prototype.capture;
+    SimulatedAlphaAcquirer.prototype.capture = async () => {
+      throw new Error('acquirer timed out');
+    };
+    let res;
+    try {
+      res = await capture(id, { amount: 2000 });
+    } finally {
+      SimulatedAlphaAcquirer.prototype.capture = original;
+    }
+    // The answer tells the order as it stands: authorized, the capture under way.
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'authorized', amount_captured: null });
+    expect(await svc.db.knex('capture_requests').where({ order_id: id })).toHaveLength(1);
+    expect((await capture(id, { amount: 500 })).json().error).toMatchObject({ code: 'order_not_capturable', message: expect.stringMatching(/under way/) });
+    expect((await voidOrder(id)).json().error).toMatchObject({ code: 'order_not_voidable', message: expect.stringMatching(/under way/) });
+
+    // Past its expiry, the release sweeper leaves it alone; a minute on, the capture sweeper finishes it.
+    const expiresAt = new Date((await getOrder(id)).authorization_expires_at).getTime();
+    const later = createCore({ knex: svc.db.knex, apiBaseUrl: TEST_API_URL, checkoutHost: TEST_CHECKOUT_URL, onInternalError: () => undefined, clock: { now: () => new Date(expiresAt + 1) } });
+    await later.payments.releaseAuthorizations(100);
+    expect(await getOrder(id)).toMatchObject({ status: 'authorized' });
+    expect(await later.captures.completeStale(100)).toBeGreaterThanOrEqual(1);
+    expect(await getOrder(id)).toMatchObject({ status: 'paid', amount_captured: 2000 });
+    expect(await svc.db.knex('capture_requests').where({ order_id: id })).toHaveLength(0);
+    expect((await eventsOf(id)).filter((e) => e.type === 'order.paid')).toHaveLength(1);
+    expect((await ledgerOf(id)).acquirer_clearing).toBe(2000);
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+    svc.internalErrors.length = 0; // the injected failure was reported as a background error, as it should be
+  });
+
+  it('a retry with the same Idempotency-Key finishes a capture the acquirer did not answer; another key is refused meanwhile', async () => {
+    const id = await authorizedOrder({ reference: 'capture-retried' });
+    const original = SimulatedAlphaAcquirer.prototype.capture;
+    SimulatedAlphaAcquirer.prototype.capture = async () => {
+      throw new Error('connection reset');
+    };
+    try {
+      expect((await capture(id, { amount: 1200 }, { 'idempotency-key': 'cap-retry-1' })).json()).toMatchObject({ status: 'authorized' });
+      // Another request for it, even while the acquirer is still down, is refused: one capture at a time.
+      expect((await capture(id, { amount: 1200 }, { 'idempotency-key': 'cap-retry-2' })).statusCode).toBe(409);
+    } finally {
+      SimulatedAlphaAcquirer.prototype.capture = original;
+    }
+    const retried = await capture(id, { amount: 1200 }, { 'idempotency-key': 'cap-retry-1' });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json()).toMatchObject({ status: 'paid', amount_captured: 1200 });
+    // The sweeper then finds nothing left to do.
+    expect(await svc.core.captures.completeStale(100)).toBe(0);
+    expect(await svc.db.knex('ledger_transactions').where({ order_id: id, kind: 'capture' })).toHaveLength(1);
+    expect((await eventsOf(id)).filter((e) => e.type === 'order.paid')).toHaveLength(1);
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+    svc.internalErrors.length = 0;
   });
 });
 

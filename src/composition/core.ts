@@ -9,7 +9,7 @@ import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
 import { createRefundOrder, type RefundOrder } from '../application/refund/refund-order.ts';
 import { createVoidOrder } from '../application/void/void-order.ts';
-import { createCaptureOrder } from '../application/capture/capture-order.ts';
+import { createCaptureOrder, type CaptureOrder } from '../application/capture/capture-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { HandlerContext } from '@connectrpc/connect';
@@ -112,6 +112,8 @@ export interface Core {
   readonly payoutRuns: PayoutRuns;
   /** Disputes, for housekeeping run by the sweeper: the dispute test card's disputes, overdue and decided ones. */
   readonly disputes: { readonly sweep: SweepDisputes };
+  /** Captures a stopped process left between the acquirer and the record, for the sweeper. */
+  readonly captures: Pick<CaptureOrder, 'completeStale'>;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -143,13 +145,14 @@ export function createCore(options: CoreOptions): Core {
   const onInternalError = options.onInternalError;
   const newRequestId = () => ids.newId('req_');
   const idempotent = createIdempotent(uow);
+  const captureOrder = createCaptureOrder(payments.kit);
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore }),
     voidOrder: createVoidOrder(payments.kit),
-    captureOrder: createCaptureOrder(payments.kit),
+    captureOrder,
     idempotent,
   });
   const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
@@ -217,5 +220,6 @@ export function createCore(options: CoreOptions): Core {
     refunds: refundOrder,
     payoutRuns,
     disputes: { sweep: sweepDisputes },
+    captures: captureOrder,
   };
 }

@@ -1,3 +1,4 @@
+import type { CaptureOrder } from '../application/capture/capture-order.ts';
 import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { PayoutRuns } from '../application/payout/run-payouts.ts';
 import type { SweepDisputes } from '../application/dispute/sweep-disputes.ts';
@@ -43,6 +44,7 @@ export interface WorkerContext {
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
   readonly payoutRuns: PayoutRuns;
   readonly disputes?: { readonly sweep: SweepDisputes };
+  readonly captures?: Pick<CaptureOrder, 'completeStale'>;
   readonly log: Log;
 }
 
@@ -185,6 +187,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
             ctx.payments.releaseAuthorizations(100).catch((err: unknown) => ctx.log.warn('authorization release sweep failed', err)),
             ctx.refunds.settleStale(100).catch((err: unknown) => ctx.log.warn('pending refund sweep failed', err)),
             ctx.disputes?.sweep(100).catch((err: unknown) => ctx.log.warn('dispute sweep failed', err)),
+            ctx.captures?.completeStale(100).catch((err: unknown) => ctx.log.warn('capture sweep failed', err)),
           ]),
         );
       case 'settler':

@@ -1,3 +1,4 @@
+import { PostgresCaptureRequests } from './capture/postgres-capture-requests.ts';
 import { PostgresPayoutRepository } from './payout/postgres-payouts.ts';
 import type { Knex } from 'knex';
 import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
@@ -37,6 +38,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
             payments: new PostgresPaymentRepository(trx),
             refunds: new PostgresRefundRepository(trx),
             payouts: new PostgresPayoutRepository(trx),
+            captures: new PostgresCaptureRequests(trx),
             disputes: new PostgresDisputeRepository(trx),
             evidence: new PostgresEvidenceRepository(trx),
             merchants: new PostgresMerchantRepository(trx),

@@ -85,10 +85,13 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
     captureOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
       const call = { operation: 'orders.capture', input: CaptureOrderRequestSchema, request: req, output: CaptureOrderResponseSchema };
-      await deps.idempotent(ctx, caller, call, async (tx) => {
-        const order = await deps.captureOrder.capture(tx, caller, req.id, req.amount);
+      // The request is what the key guards; then the acquirer is asked and the capture recorded (a
+      // replay finishes a request a stopped process left, and answers the order as it now stands).
+      const requested = await deps.idempotent(ctx, caller, call, async (tx) => {
+        const order = await deps.captureOrder.request(tx, caller, req.id, req.amount);
         return create(CaptureOrderResponseSchema, { order: orderToProto(order) });
       });
+      await deps.captureOrder.complete(requested.order!.id);
       // The order as it now stands, with its attempts (a replay answers it too).
       const details = await deps.getOrder(caller, req.id);
       return create(CaptureOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });

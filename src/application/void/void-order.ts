@@ -43,6 +43,9 @@ export function createVoidOrder(kit: PaymentKit): VoidOrder {
       const order = (await tx.orders.lock(found.id))!;
       if (order.status === 'voided') return { order, reversal: undefined, releases: [] };
       if (order.status === 'authorized') {
+        if (await tx.captures.find(order.id)) {
+          throw new DomainError('void.order_not_voidable', `A capture of order ${order.id} is under way: it can no longer be voided. Refund it once captured.`);
+        }
         const releases: PaymentAttempt[] = [];
         return { order: await releaseAuthorization(kit, tx, order, 'requested', (leg) => releases.push(leg)), reversal: undefined, releases };
       }

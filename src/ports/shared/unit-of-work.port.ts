@@ -8,6 +8,7 @@ import type { PaymentRepository } from '../payment/payment-repository.port.ts';
 import type { LedgerJournal } from '../ledger/ledger.port.ts';
 import type { RefundRepository } from '../refund/refund-repository.port.ts';
 import type { PayoutRepository } from '../payout/payout-repository.port.ts';
+import type { CaptureRequests } from '../capture/capture-request.port.ts';
 import type { DisputeRepository } from '../dispute/dispute-repository.port.ts';
 import type { EvidenceRepository } from '../dispute/evidence-repository.port.ts';
 
@@ -21,6 +22,8 @@ export interface TransactionScope {
   readonly payments: PaymentRepository;
   readonly refunds: RefundRepository;
   readonly payouts: PayoutRepository;
+  /** Captures asked of the acquirer and not yet recorded. */
+  readonly captures: CaptureRequests;
   readonly disputes: DisputeRepository;
   /** The merchant's evidence of each order. */
   readonly evidence: EvidenceRepository;

@@ -14,6 +14,7 @@ import * as payouts from './012-payouts.ts';
 import * as manualCapture from './013-manual-capture.ts';
 import * as disputes from './014-disputes.ts';
 import * as ledgerSealed from './015-ledger-sealed.ts';
+import * as captureRequests from './016-capture-requests.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -32,6 +33,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['013-manual-capture', manualCapture],
   ['014-disputes', disputes],
   ['015-ledger-sealed', ledgerSealed],
+  ['016-capture-requests', captureRequests],
 ];
 
 /**

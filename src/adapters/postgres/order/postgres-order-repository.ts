@@ -94,6 +94,8 @@ export class PostgresOrderRepository implements OrderRepository {
       this.#db<OrderRow>('orders')
         .where('status', 'authorized')
         .andWhere('authorization_expires_at', '<=', now)
+        // A capture asked before the authorization ran out is finished, not released.
+        .whereRaw('NOT EXISTS (SELECT 1 FROM capture_requests c WHERE c.order_id = orders.id)')
         .orderBy('authorization_expires_at')
         .limit(limit)
         .forUpdate()
