@@ -50,7 +50,8 @@ export type DomainErrorCode =
   | 'dispute.exceeds_remaining'
   | 'dispute.not_submittable'
   | 'dispute.evidence_past_due'
-  | 'evidence.field_invalid';
+  | 'evidence.field_invalid'
+  | 'subscription.schedule_invalid';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the
