@@ -70,6 +70,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'dispute.evidence_past_due': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'dispute_evidence_past_due' },
   'evidence.field_invalid': invalidRequest('evidence_invalid'),
   'subscription.schedule_invalid': invalidRequest('schedule_invalid'),
+  'subscription.state_invalid': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'subscription_state_invalid' },
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */

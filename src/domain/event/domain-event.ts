@@ -22,7 +22,13 @@ export const EVENT_TYPES = [
   'payout.settled',
   'payout.paid',
   'payout.failed',
+  'subscription.created',
   'subscription.charged',
+  'subscription.payment_failed',
+  'subscription.updated',
+  'subscription.paused',
+  'subscription.resumed',
+  'subscription.canceled',
 ] as const;
 
 /** An event's type. */

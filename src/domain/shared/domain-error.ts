@@ -51,7 +51,8 @@ export type DomainErrorCode =
   | 'dispute.not_submittable'
   | 'dispute.evidence_past_due'
   | 'evidence.field_invalid'
-  | 'subscription.schedule_invalid';
+  | 'subscription.schedule_invalid'
+  | 'subscription.state_invalid';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the
