@@ -98,6 +98,14 @@ describe('refunds', () => {
     expect(await getOrder(id)).toMatchObject({ status: 'paid', amount_refunded: 0 });
   });
 
+  it('refuses "amount": null rather than reading it as the whole remainder (a client that writes unset values as null must not refund everything)', async () => {
+    const id = await paidOrder({ reference: 'null-amount' });
+    const res = await refund(id, { amount: null, reason: 'other' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ param: 'amount' });
+    expect(await svc.db.knex('refunds').where({ order_id: id })).toHaveLength(0);
+  });
+
   it('refuses an order that was never paid (409), and another merchant\'s order (404)', async () => {
     const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: headers(), payload: orderBody() });
     const unpaid = await refund(created.json().id, { reason: 'other' });

@@ -115,6 +115,27 @@ describe('settlement', () => {
     expect(await svc.core.ledger.verify()).toBeUndefined();
   });
 
+  it('settles every refund that commits while a run takes the orders: nothing is left on the pending balance of a settled order', async () => {
+    // A refund holding an order's lock commits while the run waits for it: the run must still see the
+    // refund's entries when it sums the order's net (found by a fresh-clone review: one snapshot was not enough).
+    const shop = await svc.sandbox('Racing refunds and settlement');
+    const api = client(shop);
+    const settlement = new PostgresSettlement(svc.db.knex);
+    const scope = { merchantId: shop.merchant_id, livemode: false };
+    for (let round = 0; round < 4; round++) {
+      const ids = await Promise.all(Array.from({ length: 25 }, (_, i) => api.order({ reference: `race-${round}-${i}`, amount: 1000 })));
+      const refunds = ids.map((id) => api.refund(id, 100));
+      const runs = [1, 2, 3, 4].map(() => settlement.settleDue({ now: new Date(), scope, ignoreDelay: true, limit: 5 }));
+      const answers = await Promise.all(refunds);
+      await Promise.all(runs);
+      while ((await settlement.settleDue({ now: new Date(), scope, ignoreDelay: true, limit: 100 })) > 0);
+      for (const answer of answers) expect(answer.json().status).toBe('succeeded');
+      const broken = await svc.core.ledger.verify();
+      expect(broken, JSON.stringify(broken)).toBeUndefined();
+    }
+    expect(await api.balance()).toMatchObject({ pending: [{ currency: 'EUR', amount: 0 }], available: [{ currency: 'EUR', amount: 100 * (1000 - 14 - 25 - 100) }] });
+  });
+
   it('is test mode only', async () => {
     const shop = await svc.sandbox('Live run');
     const res = await svc.app.inject({ method: 'POST', url: '/v1/test_helpers/payouts/run', headers: { authorization: `Bearer ${shop.live_secret_key}` } });

@@ -46,7 +46,7 @@ export type SubmitBody = Static<typeof SubmitBody>;
 export const CreateDisputeBody = Body(
   {
     reason: Text({ description: REASONS.join(', ') + '.' }),
-    amount: Type.Optional(OrNull(Amount({ description: 'Minor units; what remains of the capture (less refunds and other disputes) when omitted.' }))),
+    amount: Type.Optional(Amount({ description: 'Minor units; what remains of the capture (less refunds and other disputes) when omitted.' })),
     evidence_due_by: OptionalTimestamp({ description: 'When the evidence is due; 7 days ahead when omitted. May be in the past.' }),
   },
   'The request body must be a JSON object, e.g. {"reason": "fraudulent", "amount": 1000}.',

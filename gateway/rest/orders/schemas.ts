@@ -159,7 +159,7 @@ export const voidOrderSchema = {
 
 export const CaptureOrderBody = Body(
   {
-    amount: Type.Optional(OrNull(Amount({ description: 'Minor units, 1 up to the authorized amount; the whole authorized amount when omitted. The rest of the authorization is released.' }))),
+    amount: Type.Optional(Amount({ description: 'Minor units, 1 up to the authorized amount; the whole authorized amount when omitted. The rest of the authorization is released.' })),
   },
   'The request body must be a JSON object, e.g. {"amount": 1000}, or empty.',
   { optional: true },

@@ -5,7 +5,7 @@ import { Amount, Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeade
 
 export const CreateRefundBody = Body(
   {
-    amount: Type.Optional(OrNull(Amount({ description: 'Minor units; the whole amount not yet refunded when omitted.' }))),
+    amount: Type.Optional(Amount({ description: 'Minor units; the whole amount not yet refunded when omitted.' })),
     reason: Text({ description: 'requested_by_customer, duplicate, fraudulent, product_not_received or other.' }),
     note: OptionalText({ description: 'Free text for your records, at most 500 characters.' }),
   },
