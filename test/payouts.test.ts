@@ -81,6 +81,8 @@ describe('payouts', () => {
     const body = got.json();
     expect(body).toMatchObject({ id: payout.id, status: 'paid', items: { object: 'list', has_more: false, url: `/v1/payouts/${payout.id}/items` } });
     expect(body.items.data.map((i: { order: string }) => i.order).sort()).toEqual([a, b, c].sort());
+    // Items are numbered within their payout: nothing of other merchants' volume shows.
+    expect(body.items.data.map((i: { id: string }) => i.id)).toEqual(['1', '2', '3']);
     expect(body.items.data.find((i: { order: string }) => i.order === b)).toMatchObject({
       object: 'payout_item',
       type: 'charge',
@@ -230,6 +232,9 @@ describe('payouts', () => {
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.code).toBe('test_mode_only');
     expect((await api.get('/v1/payouts/po_doesnotexist')).statusCode).toBe(404);
+    const badOutcome = await svc.app.inject({ method: 'POST', url: '/v1/test_helpers/payouts/run', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: '{"outcome":"lost"}' });
+    expect(badOutcome.statusCode).toBe(400);
+    expect(badOutcome.json().error).toMatchObject({ code: 'parameter_invalid', param: 'outcome', message: 'outcome must be "paid" or "failed".' });
   });
 
   it('runs once a day after the cut-off, whichever worker gets there, and lands each payout on its arrival date', async () => {

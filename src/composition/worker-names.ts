@@ -20,7 +20,7 @@ export type WorkerName = (typeof WORKER_NAMES)[number];
 export const WORKER_ROLES: { readonly [W in WorkerName]: string } = {
   relay: 'publishes the outbox (events committed with their change) to JetStream',
   dispatcher: 'delivers events as signed webhooks, with retries',
-  sweeper: 'expires orders past their time and settles payment attempts a crashed process left behind (every 5 s)',
+  sweeper: 'expires orders past their time, settles payment attempts, refunds and captures a crashed process left behind, releases authorizations not captured within 7 days, opens and closes test-mode disputes (every 5 s)',
   settler: 'moves captured money past its settlement delay from the pending to the available balance, makes the daily payouts after the cut-off and sends them (every minute)',
   janitor: 'deletes idempotency keys past their retention and idle rate-limit buckets (every 10 min)',
 };

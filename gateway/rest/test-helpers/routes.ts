@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TestHelperService } from '../../../src/gen/checkout/v1/test_helpers_pb.ts';
 import { orderJson } from '../orders/order-json.ts';
 import { coreCall } from '../shared/core-call.ts';
-import { Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NoBody, NoQuery, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
+import { Body, BODY_ERRORS, ERROR_NOTE, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, NoBody, NoQuery, NOT_FOUND, STATE_CHANGE_ERRORS } from '../shared/schemas.ts';
 import { emptyBodyIsEmptyObject } from '../shared/body.ts';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { disputeJson } from '../disputes/dispute-json.ts';
@@ -30,7 +30,15 @@ const simulateTransferSchema = {
 };
 
 const RunPayoutsBody = Body(
-  { outcome: Type.Optional(Type.String({ enum: ['paid', 'failed'], description: 'How the simulated bank answers: paid (default), or failed (the money returns to the available balance).' })) },
+  {
+    outcome: Type.Optional(
+      Type.String({
+        enum: ['paid', 'failed'],
+        description: 'How the simulated bank answers: paid (default), or failed (the money returns to the available balance).',
+        [ERROR_NOTE]: { code: 'parameter_invalid', message: 'outcome must be "paid" or "failed".' },
+      }),
+    ),
+  },
   'The request body must be a JSON object, e.g. {} or {"outcome": "failed"}.',
   { optional: true },
 );

@@ -12,7 +12,7 @@ import { evidenceOf } from './order-evidence.ts';
  */
 export async function attachEvidence(tx: TransactionScope, scope: Scope, orderId: string, update: EvidenceUpdate, now: Date): Promise<Evidence> {
   const found = await tx.orders.findById(scope, orderId);
-  if (!found) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'order_id');
+  if (!found) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'id');
   const order = (await tx.orders.lock(found.id))!;
   await mergeInto(tx, order, update, now);
   return evidenceOf(tx, order);

@@ -58,7 +58,7 @@ export interface Payout {
 
 /** One line of a payout: a ledger transaction that moved the merchant's money, itemised. */
 export interface PayoutItem {
-  /** Position in the payout, for paging. */
+  /** Its line in the payout (1, 2, …): its id there, and the cursor of its pages. */
   readonly id: string;
   readonly payoutId: string;
   readonly transactionId: string;

@@ -48,6 +48,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('payout_items', (t) => {
     t.bigIncrements('id').primary();
     t.text('payout_id').notNullable().references('payouts.id');
+    // The item's line in its payout (1, 2, …): its public id and the cursor of its pages.
+    t.integer('line').notNullable();
     // The ledger transaction the item pays out: at most one payout each.
     t.text('transaction_id').notNullable().unique().references('ledger_transactions.id');
     t.text('type').notNullable();
@@ -63,7 +65,7 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('other_fees').notNullable();
     t.bigInteger('net').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
-    t.index(['payout_id', 'id']);
+    t.unique(['payout_id', 'line']);
     t.index(['order_id']);
   });
   await knex.raw('ALTER TABLE payout_items ADD CONSTRAINT payout_items_net CHECK (net = gross - percentage_fee - fixed_fee - other_fees)');

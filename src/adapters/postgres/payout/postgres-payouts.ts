@@ -76,8 +76,8 @@ const MAKE = `
     FROM totals JOIN g USING (payout_id)
     RETURNING id, merchant_id, livemode, currency, amount
   ), items_made AS (
-    INSERT INTO payout_items (payout_id, transaction_id, type, order_id, refund_id, dispute_id, reference, currency, gross, percentage_fee, fixed_fee, other_fees, net, created_at)
-    SELECT u.payout_id, u.transaction_id, u.type, u.order_id, u.refund_id, u.dispute_id, u.reference, u.currency, u.gross, u.percentage_fee, u.fixed_fee, u.other_fees, u.net, u.created_at
+    INSERT INTO payout_items (payout_id, line, transaction_id, type, order_id, refund_id, dispute_id, reference, currency, gross, percentage_fee, fixed_fee, other_fees, net, created_at)
+    SELECT u.payout_id, row_number() OVER (PARTITION BY u.payout_id ORDER BY u.created_at, u.transaction_id), u.transaction_id, u.type, u.order_id, u.refund_id, u.dispute_id, u.reference, u.currency, u.gross, u.percentage_fee, u.fixed_fee, u.other_fees, u.net, u.created_at
     FROM u JOIN totals USING (payout_id)
     ORDER BY u.payout_id, u.created_at, u.transaction_id
     RETURNING 1
@@ -146,7 +146,7 @@ function payoutFromRow(row: PayoutRow): Payout {
 }
 
 interface ItemRow {
-  id: string;
+  line: number;
   payout_id: string;
   transaction_id: string;
   type: string;
@@ -165,7 +165,7 @@ interface ItemRow {
 
 function itemFromRow(row: ItemRow): PayoutItem {
   return {
-    id: String(row.id),
+    id: String(row.line),
     payoutId: row.payout_id,
     transactionId: row.transaction_id,
     type: row.type as PayoutItemType,
@@ -258,11 +258,12 @@ export class PostgresPayoutReader implements PayoutReader {
 
   listItems(payoutId: string, query: PayoutPageQuery): Promise<{ items: PayoutItem[]; hasMore: boolean }> {
     return translateErrors(async () => {
-      const q = this.#knex<ItemRow>('payout_items').where({ payout_id: payoutId }).orderBy('id').limit(query.limit + 1);
+      const q = this.#knex<ItemRow>('payout_items').where({ payout_id: payoutId }).orderBy('line').limit(query.limit + 1);
       if (query.startingAfter !== undefined) {
-        const after = /^[0-9]{1,18}$/.test(query.startingAfter) ? await this.#knex('payout_items').where({ payout_id: payoutId, id: query.startingAfter }).first('id') : undefined;
+        const line = /^[1-9][0-9]{0,8}$/.test(query.startingAfter) ? Number(query.startingAfter) : undefined;
+        const after = line === undefined ? undefined : await this.#knex('payout_items').where({ payout_id: payoutId, line }).first('line');
         if (!after) throw new UnknownCursorError(`starting_after "${query.startingAfter}" is not an item of payout ${payoutId}.`);
-        q.andWhere('id', '>', query.startingAfter);
+        q.andWhere('line', '>', line!);
       }
       const rows = await q;
       return { items: rows.slice(0, query.limit).map(itemFromRow), hasMore: rows.length > query.limit };
@@ -306,7 +307,7 @@ export class PostgresPayoutRepository implements PayoutRepository {
         .where({ payout_id: payoutId })
         .whereNotNull('order_id')
         .groupBy('order_id', 'reference')
-        .orderByRaw('min(id)')
+        .orderByRaw('min(line)')
         .limit(limit)
         .select<{ order_id: string; reference: string }[]>('order_id', 'reference');
       return rows.map((row) => ({ id: row.order_id, reference: row.reference }));
