@@ -71,6 +71,7 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'evidence.field_invalid': invalidRequest('evidence_invalid'),
   'subscription.schedule_invalid': invalidRequest('schedule_invalid'),
   'subscription.state_invalid': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'subscription_state_invalid' },
+  'test_clock.invalid': invalidRequest('test_clock_invalid'),
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */

@@ -52,7 +52,8 @@ export type DomainErrorCode =
   | 'dispute.evidence_past_due'
   | 'evidence.field_invalid'
   | 'subscription.schedule_invalid'
-  | 'subscription.state_invalid';
+  | 'subscription.state_invalid'
+  | 'test_clock.invalid';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the
