@@ -23,6 +23,8 @@ export const EVENT_TYPES = [
   'payout.paid',
   'payout.failed',
   'subscription.charged',
+  'payment_link.completed',
+  'payment_link.deactivated',
 ] as const;
 
 /** An event's type. */
@@ -86,6 +88,7 @@ export function orderEventData(order: Order): { [key: string]: JsonValue } {
     livemode: order.livemode,
     created: order.createdAt.toISOString(),
     expires_at: order.expiresAt.toISOString(),
+    ...(order.paymentLinkId ? { payment_link: order.paymentLinkId } : {}),
   };
 }
 
