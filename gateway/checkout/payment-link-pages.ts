@@ -40,7 +40,8 @@ function rememberedOrder(req: FastifyRequest): string | undefined {
  * pay: the one this browser opened before (a cookie on the link's path) while
  * it takes payment, or a fresh one; the customer is redirected (303) to its
  * hosted checkout, which is the normal one. A deactivated, expired or already
- * paid single-use link gets a page saying so in the customer's language (410)
+ * paid single-use link gets a page saying so in the customer's language (200,
+ * as the checkout's expired page)
  * and nothing is created. The pages carry the checkout's security headers.
  */
 export function registerPaymentLinkPages(app: FastifyInstance, links: Client<typeof PaymentLinkPageService>, options: { readonly now?: () => Date; readonly assets?: CheckoutAssets } = {}): void {
@@ -78,7 +79,7 @@ export function registerPaymentLinkPages(app: FastifyInstance, links: Client<typ
           throw err;
         }
         const closed = CLOSED[res.closed];
-        if (closed) return sendHtml(reply, 410, renderClosedLinkPage(closed, { merchantName: res.merchantName, testMode: res.testMode, returnUrl: res.returnUrl }, ctx));
+        if (closed) return sendHtml(reply, 200, renderClosedLinkPage(closed, { merchantName: res.merchantName, testMode: res.testMode, returnUrl: res.returnUrl }, ctx));
         if (!res.order) throw new Error('OpenPaymentLink answered neither an order nor why not');
         const secure = res.order.checkoutUrl.startsWith('https:') ? '; Secure' : '';
         return reply
