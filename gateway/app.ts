@@ -12,6 +12,8 @@ import { RestError, toRestError } from './rest/shared/rest-error.ts';
 import { registerRestApi } from './rest/rest-api.ts';
 import { AJV_OPTIONS } from './rest/shared/validation.ts';
 import { registerCheckoutPages } from './checkout/checkout-pages.ts';
+import { registerPaymentLinkPages } from './checkout/payment-link-pages.ts';
+import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
 
 /** Options of {@link buildGateway}. */
 export interface GatewayOptions {
@@ -106,6 +108,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const transport = createInProcessTransport(options.routes);
   await registerRestApi(app, transport, options.publicUrl, answerError);
   registerCheckoutPages(app, createClient(CheckoutService, transport));
+  registerPaymentLinkPages(app, createClient(PaymentLinkPageService, transport));
   // Liveness: the process runs and serves HTTP. Readiness (can it do its work?) is /readyz.
   app.get('/healthz', async () => ({ ok: true }));
   const readiness = options.readiness;

@@ -32,6 +32,10 @@ export interface ClientMessages {
   challengeTestHint: string;
   /** Card-testing limits reached: the customer should wait, not retry at once. */
   velocityLimited: string;
+  /** A single-use payment link paid (or being paid) by someone else: this payment never started. */
+  linkUsed: string;
+  /** The payment link of the order was deactivated or expired. */
+  linkInactive: string;
   /** Customer-facing texts of every decline code the core sends; a new code fails the typecheck here. */
   decline: Readonly<Record<DeclineCode, string>>;
 }
@@ -95,6 +99,12 @@ export interface Messages {
   notFoundTitle: string;
   notFoundBody: string;
   errorTitle: string;
+  linkDeactivatedTitle: string;
+  linkDeactivatedBody: string;
+  linkExpiredTitle: string;
+  linkExpiredBody: string;
+  linkCompletedTitle: string;
+  linkCompletedBody: string;
   errorBody: string;
   errorReference: string;
   client: ClientMessages;
@@ -157,6 +167,12 @@ const en: Messages = {
   notFoundTitle: 'Checkout not found',
   notFoundBody: 'This payment link is not valid. Check the link, or ask the merchant for a new one.',
   errorTitle: 'Something went wrong',
+  linkDeactivatedTitle: 'This payment link is no longer active',
+  linkDeactivatedBody: '{merchant} has switched off this payment link, so it takes no payment. No money was taken. Ask {merchant} for a new link.',
+  linkExpiredTitle: 'This payment link has expired',
+  linkExpiredBody: 'The time to pay through this link at {merchant} has run out. No money was taken. Ask {merchant} for a new link.',
+  linkCompletedTitle: 'This payment link has already been paid',
+  linkCompletedBody: 'This link accepts one payment only, and it has been made. Nothing more can be paid here. If you did not make that payment, contact {merchant}.',
   errorBody: 'This page could not be loaded. Please try again in a moment.',
   errorReference: 'Reference for support: {id}',
   client: {
@@ -182,6 +198,8 @@ const en: Messages = {
     attemptsOther: '{count} attempts remaining.',
     challengeTestHint: 'Test mode: enter {code} to pass the check, anything else to fail it.',
     velocityLimited: 'Too many payment attempts in a short time. Please wait a few minutes, then try again.',
+    linkUsed: 'This payment link has just been used by someone else, and it accepts one payment only. You have not been charged.',
+    linkInactive: 'This payment link is no longer active. You have not been charged.',
     decline: {
       insufficient_funds: 'The card has insufficient funds. Try another card.',
       issuer_unavailable: 'Your bank could not be reached. Please try again.',
@@ -253,6 +271,12 @@ const de: Messages = {
   notFoundTitle: 'Zahlung nicht gefunden',
   notFoundBody: 'Dieser Zahlungslink ist ungültig. Prüfen Sie den Link oder bitten Sie den Händler um einen neuen.',
   errorTitle: 'Etwas ist schiefgelaufen',
+  linkDeactivatedTitle: 'Dieser Zahlungslink ist nicht mehr aktiv',
+  linkDeactivatedBody: '{merchant} hat diesen Zahlungslink deaktiviert; er nimmt keine Zahlungen mehr an. Es wurde kein Geld abgebucht. Bitten Sie {merchant} um einen neuen Link.',
+  linkExpiredTitle: 'Dieser Zahlungslink ist abgelaufen',
+  linkExpiredBody: 'Die Zeit zum Bezahlen über diesen Link bei {merchant} ist abgelaufen. Es wurde kein Geld abgebucht. Bitten Sie {merchant} um einen neuen Link.',
+  linkCompletedTitle: 'Dieser Zahlungslink wurde bereits bezahlt',
+  linkCompletedBody: 'Dieser Link nimmt nur eine Zahlung an, und sie ist erfolgt. Hier kann nichts mehr bezahlt werden. Falls Sie diese Zahlung nicht geleistet haben, wenden Sie sich an {merchant}.',
   errorBody: 'Diese Seite konnte nicht geladen werden. Bitte versuchen Sie es gleich noch einmal.',
   errorReference: 'Referenz für den Support: {id}',
   client: {
@@ -278,6 +302,8 @@ const de: Messages = {
     attemptsOther: 'Noch {count} Versuche.',
     challengeTestHint: 'Testmodus: Geben Sie {code} ein, um die Prüfung zu bestehen, oder etwas anderes, um sie scheitern zu lassen.',
     velocityLimited: 'Zu viele Zahlungsversuche in kurzer Zeit. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.',
+    linkUsed: 'Dieser Zahlungslink wurde gerade von jemand anderem verwendet und nimmt nur eine Zahlung an. Ihnen wurde nichts abgebucht.',
+    linkInactive: 'Dieser Zahlungslink ist nicht mehr aktiv. Ihnen wurde nichts abgebucht.',
     decline: {
       insufficient_funds: 'Die Karte ist nicht ausreichend gedeckt. Versuchen Sie es mit einer anderen Karte.',
       issuer_unavailable: 'Ihre Bank war nicht erreichbar. Bitte versuchen Sie es erneut.',

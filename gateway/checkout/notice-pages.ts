@@ -37,3 +37,21 @@ export function renderErrorPage(ctx: PageContext, requestId: string): string {
 </main>`;
   return renderDocument(ctx, { title: m.errorTitle, main });
 }
+
+/** Why a payment link takes no payment, as its page tells it. */
+export type ClosedLinkReason = 'deactivated' | 'expired' | 'completed';
+
+/** The page of a payment link that takes no payment (deactivated, expired, or a single-use link already paid). */
+export function renderClosedLinkPage(reason: ClosedLinkReason, link: { readonly merchantName: string; readonly testMode: boolean; readonly returnUrl: string | undefined }, ctx: PageContext): string {
+  const m = ctx.messages;
+  const merchant = link.merchantName || m.merchant;
+  const [title, body] =
+    reason === 'deactivated' ? [m.linkDeactivatedTitle, m.linkDeactivatedBody] : reason === 'expired' ? [m.linkExpiredTitle, m.linkExpiredBody] : [m.linkCompletedTitle, m.linkCompletedBody];
+  const returnUrl = safeReturnUrl(link.returnUrl);
+  const main = html`<main id="link-closed" data-reason="${reason}">
+<h1>${title}</h1>
+<p>${fill(body, { merchant })}</p>
+${returnUrl && html`<p><a class="button" href="${returnUrl}">${fill(m.returnTo, { merchant })}</a></p>`}
+</main>`;
+  return renderDocument(ctx, { title, main, testMode: link.testMode });
+}

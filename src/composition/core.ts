@@ -19,6 +19,13 @@ import { createOpenDispute } from '../application/dispute/open-dispute.ts';
 import { createSweepDisputes, type SweepDisputes } from '../application/dispute/sweep-disputes.ts';
 import { createDisputeService } from '../application/dispute/dispute-service.ts';
 import { DisputeService } from '../gen/checkout/v1/dispute_pb.ts';
+import { PaymentLinkPageService, PaymentLinkService } from '../gen/checkout/v1/payment_link_pb.ts';
+import { PostgresPaymentLinkRepository } from '../adapters/postgres/payment-link/postgres-payment-link-repository.ts';
+import { createCreatePaymentLink } from '../application/payment-link/create-payment-link.ts';
+import { createDeactivatePaymentLink } from '../application/payment-link/deactivate-payment-link.ts';
+import { createOpenPaymentLink } from '../application/payment-link/open-payment-link.ts';
+import { createPaymentLinkService } from '../application/payment-link/payment-link-service.ts';
+import { createPaymentLinkPageService } from '../application/payment-link/payment-link-page-service.ts';
 import { EVENT_ID_PREFIX } from '../domain/event/domain-event.ts';
 import { PostgresLedgerAudit } from '../adapters/postgres/ledger/postgres-ledger.ts';
 import type { LedgerAudit } from '../ports/ledger/ledger.port.ts';
@@ -146,9 +153,10 @@ export function createCore(options: CoreOptions): Core {
   const newRequestId = () => ids.newId('req_');
   const idempotent = createIdempotent(uow);
   const captureOrder = createCaptureOrder(payments.kit);
+  const orderCreation = new PostgresOrderCreationStore(options.knex);
   const orderService = createOrderService({
     authenticate,
-    createOrder: createCreateOrder({ store: new PostgresOrderCreationStore(options.knex), ids, clock }),
+    createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore }),
     voidOrder: createVoidOrder(payments.kit),
@@ -182,6 +190,18 @@ export function createCore(options: CoreOptions): Core {
   const balanceService = createBalanceService({ authenticate, ledger: ledgerAudit });
   const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
   const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
+  const linkStore = new PostgresPaymentLinkRepository(options.knex);
+  const paymentLinkService = createPaymentLinkService({
+    authenticate,
+    idempotent,
+    links: linkStore,
+    createLink: createCreatePaymentLink({ ids, clock }),
+    deactivateLink: createDeactivatePaymentLink({ eventIds: () => ({ eventId: ids.newId(EVENT_ID_PREFIX), now: clock.now() }) }),
+    clock,
+  });
+  const paymentLinkPageService = createPaymentLinkPageService({
+    open: createOpenPaymentLink({ links: linkStore, orders, store: orderCreation, merchants, ids, clock }),
+  });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
@@ -209,6 +229,9 @@ export function createCore(options: CoreOptions): Core {
       router.service(BalanceService, guardRequests(BalanceService, balanceService, onInternalError, newRequestId, secretKey));
       router.service(PayoutService, guardRequests(PayoutService, payoutService, onInternalError, newRequestId, secretKey));
       router.service(DisputeService, guardRequests(DisputeService, disputeService, onInternalError, newRequestId, secretKey));
+      router.service(PaymentLinkService, guardRequests(PaymentLinkService, paymentLinkService, onInternalError, newRequestId, secretKey));
+      // No key: the link's suffix is the credential, as the checkout id is for CheckoutService.
+      router.service(PaymentLinkPageService, guardRequests(PaymentLinkPageService, paymentLinkPageService, onInternalError, newRequestId));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),

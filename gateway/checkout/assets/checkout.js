@@ -175,6 +175,13 @@ function initPayment(root) {
     const { error, reason } = result;
     const retryable = ['unavailable', 'deadline_exceeded', 'internal', 'unknown', 'aborted'].includes(error);
     if (!retryable) delete pending[method]; // only an unanswered submission is repeated with the same id
+    if (reason === 'payment_link_used' || reason === 'payment_link_inactive') {
+      // The order's payment link takes no payment from this customer; nothing was charged, and retrying will not help.
+      locked = true;
+      setBusy(false);
+      setStatus(statusEl, t(reason === 'payment_link_used' ? 'linkUsed' : 'linkInactive'), 'error');
+      return;
+    }
     if (error === 'failed_precondition') {
       // Paid or expired meanwhile (or the method was switched off): the server renders the current state.
       setStatus(statusEl, t('stale'));

@@ -26,6 +26,7 @@ export interface OrderJson {
   created: string;
   expires_at: string;
   livemode: boolean;
+  payment_link: string | null;
 }
 
 /** A payment attempt as the REST API shows it. */
@@ -110,5 +111,6 @@ export function orderJson(order: Order): OrderJson {
     created: isoOf(order.created),
     expires_at: isoOf(order.expiresAt),
     livemode: order.livemode,
+    payment_link: order.paymentLink ?? null,
   };
 }

@@ -47,7 +47,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof 
   });
 
   app.get<{ Querystring: OrderListQuery }>('/v1/orders', { schema: listOrdersSchema }, async (req) => {
-    const res = await orders.listOrders({ ...page(req.query), reference: req.query.reference }, coreCall(req));
+    const res = await orders.listOrders({ ...page(req.query), reference: req.query.reference, paymentLink: req.query.payment_link }, coreCall(req));
     return { object: 'list', url: '/v1/orders', has_more: res.hasMore, data: res.orders.map(orderJson) };
   });
 }

@@ -52,7 +52,10 @@ export const CreateOrderBody = Body(
 );
 export type CreateOrderBody = Static<typeof CreateOrderBody>;
 
-export const OrderListQuery = ListQuery({ reference: Filter('Only orders with exactly this reference.') });
+export const OrderListQuery = ListQuery({
+  reference: Filter('Only orders with exactly this reference.'),
+  payment_link: Filter('Only the orders created by this payment link (plink_…): the orders its customers opened, paid or not.'),
+});
 export type OrderListQuery = Static<typeof OrderListQuery>;
 
 export const PaymentAttemptSchema = Type.Object(
@@ -100,6 +103,7 @@ export const OrderSchema = Type.Object(
     created: IsoTime(),
     expires_at: IsoTime(),
     livemode: Type.Boolean(),
+    payment_link: OrNull(Type.String({ pattern: '^plink_', description: 'The payment link that created the order (one order per customer who opened it); null for orders created through POST /v1/orders.' })),
   },
   { $id: 'Order' },
 );

@@ -14,6 +14,7 @@ import { PostgresLedgerJournal } from './ledger/postgres-ledger.ts';
 import { PostgresRefundRepository } from './refund/postgres-refund-repository.ts';
 import { PostgresDisputeRepository } from './dispute/postgres-dispute-repository.ts';
 import { PostgresEvidenceRepository } from './dispute/postgres-evidence-repository.ts';
+import { PostgresPaymentLinkRepository } from './payment-link/postgres-payment-link-repository.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -41,6 +42,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
             captures: new PostgresCaptureRequests(trx),
             disputes: new PostgresDisputeRepository(trx),
             evidence: new PostgresEvidenceRepository(trx),
+            links: new PostgresPaymentLinkRepository(trx),
             merchants: new PostgresMerchantRepository(trx),
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),

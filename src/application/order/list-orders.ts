@@ -13,7 +13,7 @@ export const MAX_LIST_LIMIT = 100;
 /** Lists the caller's orders newest first. */
 export type ListOrdersUseCase = (
   scope: Scope,
-  query: { limit: number | undefined; startingAfter: string | undefined; reference: string | undefined },
+  query: { limit: number | undefined; startingAfter: string | undefined; reference: string | undefined; paymentLinkId?: string | undefined },
 ) => Promise<{ orders: OrderDetails[]; hasMore: boolean }>;
 
 /** Creates the order-listing use case. */
@@ -28,7 +28,7 @@ export function createListOrders(deps: {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
     }
-    const page = await deps.orders.list(scope, { limit, startingAfter: query.startingAfter, reference: query.reference });
+    const page = await deps.orders.list(scope, { limit, startingAfter: query.startingAfter, reference: query.reference, paymentLinkId: query.paymentLinkId });
     const attempts = await deps.payments.listAttemptsForOrders(page.orders.map((order) => order.id));
     const paid = page.orders.filter((order) => order.status === 'paid' || order.amountRefunded > 0n).map((order) => order.id);
     const refunds = await deps.refunds.listForOrders(paid);

@@ -74,6 +74,7 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     authorizationExpiresAt: order.authorizationExpiresAt ? timestampFromDate(order.authorizationExpiresAt) : undefined,
     // On the order, each dispute shows its submitted evidence only; GET /v1/disputes/:id shows the current.
     disputes: disputes.map((dispute) => disputeToProto(dispute, undefined)),
+    paymentLink: order.paymentLinkId ?? undefined,
   });
 }
 

@@ -61,6 +61,7 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
         limit: req.limit === 0 ? undefined : req.limit,
         startingAfter: req.startingAfter,
         reference: req.reference,
+        paymentLinkId: req.paymentLink,
       });
       return create(ListOrdersResponseSchema, { orders: page.orders.map((d) => orderToProto(d.order, d.attempts, d.refunds, d.disputes)), hasMore: page.hasMore });
     },

@@ -145,6 +145,8 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
       await tx.payments.recordDecline(abandoned);
       release(abandoned.leg);
     }
+    // Last, so the link's row lock is held for as short a time as the reservation allows.
+    await kit.claimLink(tx, order);
     const routes = kit.routesOf(order.livemode);
     const { instrument } = command;
     const change = startPayment({

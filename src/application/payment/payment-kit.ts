@@ -10,6 +10,8 @@ import { settlementBreakdown } from '../../domain/payment/settlement.ts';
 import { capturePosting, voidPosting } from '../../domain/ledger/postings.ts';
 import { ledgerTransactionId } from '../../domain/ledger/ledger.ts';
 import type { VelocityLimits } from '../../domain/payment/velocity.ts';
+import { recordCompletion } from '../../domain/payment-link/payment-link.entity.ts';
+import { assertLinkTakesPayment } from '../../domain/payment-link/link-payment-policy.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
 import type { MerchantRecord, MerchantRepository } from '../../ports/merchant/merchant-repository.port.ts';
@@ -96,6 +98,16 @@ export interface PaymentKit {
    * open challenge; a payment in flight decides instead.
    */
   expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order>;
+  /**
+   * Reserves the completion of the order's payment link for a payment about to start, in the
+   * transaction that starts it: locks the link (so the payments of its orders start one at a time)
+   * and refuses when it takes no payment. The reservation is the started payment itself: while it is
+   * processing or waiting for its challenge, no other order of a single-use link can start one; it
+   * is released when the attempt fails, is declined or canceled (the order's expiry cancels it).
+   * Nothing for an order no link created.
+   * @throws DomainError checkout.link_inactive, checkout.link_used
+   */
+  claimLink(tx: TransactionScope, order: Order): Promise<void>;
   /** Cancels the order's open challenges in this transaction; their authorizations are released after it. */
   cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void>;
   /**
@@ -161,6 +173,14 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
 
   function inTransaction<T>(work: (tx: TransactionScope, release: Release) => Promise<T>): Promise<T> {
     return deps.uow.run((tx, afterCommit) => work(tx, releaseAfter(afterCommit)));
+  }
+
+  async function claimLink(tx: TransactionScope, order: Order): Promise<void> {
+    if (!order.paymentLinkId) return;
+    const link = await tx.links.lock(order.paymentLinkId);
+    if (!link) throw new Error(`payment link ${order.paymentLinkId} of order ${order.id} vanished`);
+    const othersInFlight = link.type === 'single_use' && (await tx.links.hasPaymentInFlight(link.id, order.id));
+    assertLinkTakesPayment(link, othersInFlight, deps.clock.now());
   }
 
   async function cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void> {
@@ -232,6 +252,14 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     const t = markPaid(order, { method: payment.method, settlement: settlement.net, captured: amount }, eventIds());
     await tx.orders.saveTransition(t.order);
     await tx.outbox.append(t.event);
+    if (order.paymentLinkId) {
+      // Counted with the payment (order, then link: the lock order of claimLink too).
+      const link = await tx.links.lock(order.paymentLinkId);
+      if (!link) throw new Error(`payment link ${order.paymentLinkId} of order ${order.id} vanished`);
+      const completed = recordCompletion(link, order.id, eventIds());
+      await tx.links.recordCompletion(completed.link);
+      if (completed.event) await tx.outbox.append(completed.event);
+    }
     await tx.ledger.post(
       capturePosting({ paymentId: payment.id, orderId: order.id, merchantId: order.merchantId, livemode: order.livemode, reference: order.reference, captured, settlement, at: now }),
     );
@@ -320,6 +348,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     releaseAfter,
     voidAll,
     expireIfDue,
+    claimLink,
     cancelChallenges,
     recordPaid,
     recordVoid,

@@ -40,6 +40,8 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
     if ((await attemptsOf(tx.payments, order.id)).some((a) => isInFlight(a, now))) {
       throw new DomainError('checkout.payment_in_progress', 'A card payment for this order is being processed.');
     }
+    // A single-use link's one payment may be another order's (paid, or being paid by card).
+    await kit.claimLink(tx, order);
     // The order is paid now: a challenge still open could otherwise capture a second time.
     await kit.cancelChallenges(tx, order.id, 'order_paid', release);
     const paymentId = deps.ids.newId(PAYMENT_ID_PREFIX);

@@ -21,6 +21,7 @@ export type ApplicationErrorCode =
   | 'payout.status_invalid'
   | 'test_helpers.outcome_invalid'
   | 'dispute.not_found'
+  | 'payment_link.not_found'
   | 'request.id_unknown'
   | 'request.string_invalid'
   | 'test_helpers.live_mode'

@@ -39,6 +39,9 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'checkout.payment_in_progress': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'payment_in_progress' },
   'checkout.method_unavailable': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'method_unavailable' },
   'checkout.velocity_limited': { code: Code.ResourceExhausted, type: 'card_error', publicCode: 'too_many_payment_attempts' },
+  // A single-use link paid, or being paid, through another of its orders: this payment never started.
+  'checkout.link_used': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'payment_link_used' },
+  'checkout.link_inactive': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'payment_link_inactive' },
   'card.number_invalid': cardError('card_number_invalid'),
   'card.expiry_invalid': cardError('card_expiry_invalid'),
   'card.cvc_invalid': cardError('card_cvc_invalid'),
@@ -90,6 +93,7 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'payout.status_invalid': invalidRequest('parameter_invalid'),
   'test_helpers.outcome_invalid': invalidRequest('parameter_invalid'),
   'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'payment_link.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
   'list.limit_invalid': invalidRequest('limit_invalid'),

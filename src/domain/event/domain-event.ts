@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'subscription.paused',
   'subscription.resumed',
   'subscription.canceled',
+  'payment_link.completed',
+  'payment_link.deactivated',
 ] as const;
 
 /** An event's type. */
@@ -92,6 +94,7 @@ export function orderEventData(order: Order): { [key: string]: JsonValue } {
     livemode: order.livemode,
     created: order.createdAt.toISOString(),
     expires_at: order.expiresAt.toISOString(),
+    ...(order.paymentLinkId ? { payment_link: order.paymentLinkId } : {}),
   };
 }
 

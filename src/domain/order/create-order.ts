@@ -32,6 +32,8 @@ export interface CreateOrderContext {
   readonly checkoutHost: string;
   readonly checkoutToken: string;
   readonly now: Date;
+  /** The payment link the order is created for, when a customer opened one. */
+  readonly paymentLinkId?: string;
 }
 
 /** How long an order can be paid when the merchant does not say: 24 hours. */
@@ -116,6 +118,7 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     expiresAt: command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS),
     checkoutToken: ctx.checkoutToken,
     version: 1,
+    ...(ctx.paymentLinkId ? { paymentLinkId: ctx.paymentLinkId } : {}),
   };
   const event: DomainEvent = orderEvent(order, 'order.created', orderEventData(order), { eventId: ctx.eventId, now: ctx.now });
   return { order, event };

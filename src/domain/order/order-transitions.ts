@@ -89,6 +89,8 @@ export function markPaid(order: Order, payment: { method: PaymentMethod; settlem
       method: payment.method,
       settlement: { currency: payment.settlement.currency, amount: Number(payment.settlement.amount) },
       ...(order.captureMethod === 'manual' ? { amount_captured: Number(captured) } : {}),
+      // Only an order a payment link created names it, so that order.paid of other orders keeps its fields.
+      ...(order.paymentLinkId ? { payment_link: order.paymentLinkId } : {}),
     },
     ids,
   );

@@ -49,6 +49,8 @@ export interface Order {
   readonly checkoutToken: string;
   /** Incremented on every state change; the sequence number of the order's latest event. */
   readonly version: number;
+  /** The payment link ("plink_…") that created the order; absent or null when none did. */
+  readonly paymentLinkId?: string | null;
 }
 
 /** Prefix of every order id. */

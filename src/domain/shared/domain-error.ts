@@ -24,6 +24,8 @@ export type DomainErrorCode =
   | 'checkout.payment_in_progress'
   | 'checkout.method_unavailable'
   | 'checkout.velocity_limited'
+  | 'checkout.link_used'
+  | 'checkout.link_inactive'
   | 'card.number_invalid'
   | 'card.expiry_invalid'
   | 'card.cvc_invalid'

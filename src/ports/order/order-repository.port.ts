@@ -13,6 +13,8 @@ export interface OrderListQuery {
   /** Order id after which the page starts; must belong to the scope. */
   readonly startingAfter: string | undefined;
   readonly reference: string | undefined;
+  /** Only the orders a payment link created. */
+  readonly paymentLinkId?: string | undefined;
 }
 
 /** Stores orders. Every read is confined to one merchant and mode. */

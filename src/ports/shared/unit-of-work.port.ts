@@ -11,6 +11,7 @@ import type { PayoutRepository } from '../payout/payout-repository.port.ts';
 import type { CaptureRequests } from '../capture/capture-request.port.ts';
 import type { DisputeRepository } from '../dispute/dispute-repository.port.ts';
 import type { EvidenceRepository } from '../dispute/evidence-repository.port.ts';
+import type { PaymentLinkRepository } from '../payment-link/payment-link-repository.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
@@ -27,6 +28,8 @@ export interface TransactionScope {
   readonly disputes: DisputeRepository;
   /** The merchant's evidence of each order. */
   readonly evidence: EvidenceRepository;
+  /** Payment links: locked by a payment that starts on one of their orders, counted when it is paid. */
+  readonly links: PaymentLinkRepository;
   readonly merchants: MerchantReader;
   readonly endpoints: WebhookEndpointRepository;
   readonly deliveries: WebhookDeliveryQueue;

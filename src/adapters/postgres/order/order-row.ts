@@ -27,6 +27,8 @@ export interface OrderRow {
   updated_at: Date | string;
   expires_at: Date | string;
   checkout_token: string;
+  /** Absent in snapshots stored before payment links existed. */
+  payment_link_id?: string | null;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'authorized', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
@@ -55,6 +57,7 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     updated_at: updatedAt,
     expires_at: order.expiresAt,
     checkout_token: order.checkoutToken,
+    payment_link_id: order.paymentLinkId ?? null,
   };
 }
 
@@ -89,5 +92,6 @@ export function rowToOrder(row: OrderRow): Order {
     expiresAt: new Date(row.expires_at),
     checkoutToken: row.checkout_token,
     version: row.version,
+    paymentLinkId: row.payment_link_id ?? null,
   };
 }

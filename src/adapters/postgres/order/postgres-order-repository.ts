@@ -31,6 +31,7 @@ export class PostgresOrderRepository implements OrderRepository {
         ])
         .limit(query.limit + 1);
       if (query.reference !== undefined) q.andWhere('reference', query.reference);
+      if (query.paymentLinkId !== undefined) q.andWhere('payment_link_id', query.paymentLinkId);
       if (query.startingAfter !== undefined) {
         const cursor = await this.#db<OrderRow>('orders')
           .select('created_at', 'id')

@@ -1,0 +1,204 @@
+/**
+ * A single-use payment link raced by two customers in Debian's Chromium: the real service
+ * (Postgres, core, gateway, outbox relay) listens on a local port; two browser contexts open the
+ * link's URL (each redirected to an order of its own), fill the card form, and click Pay at the
+ * same moment. Exactly one pays; the other is told the link was just used and is not charged.
+ * Every page is checked for accessibility (axe-core), CSP and script errors, and requests
+ * leaving 127.0.0.1; the ledger is verified at the end.
+ */
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startService, type RunningService } from '../src/composition/service.ts';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { loadConfig } from '../src/config.ts';
+import { axeViolations, launchBrowser } from './support/browser.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+
+const SHOP = 'Link Tea Shop';
+const WAIT_MS = 15_000;
+
+let db: TestDatabase;
+let service: RunningService;
+let base: string;
+let shop: SandboxCredentials;
+let browser: Browser;
+const stream = uniqueStream();
+
+beforeAll(async () => {
+  db = await createTestDatabase({ migrate: false });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  service = await startService({
+    ...loadConfig({}),
+    databaseUrl: db.url,
+    databasePoolMax: 10,
+    natsUrl: MACHINE_NATS_URL,
+    natsStream: stream.stream,
+    natsSubjectPrefix: stream.subjectPrefix,
+    port,
+    host: '127.0.0.1',
+    publicUrl: base,
+    checkoutUrl: base,
+    logLevel: 'silent',
+  });
+  shop = (await service.core.createSandbox({ name: SHOP, settlementCurrency: 'EUR' }))!;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await service?.close().catch(() => undefined);
+  await deleteStream(stream.stream).catch(() => undefined);
+  await db?.drop().catch(() => undefined);
+});
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${shop.test_secret_key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, json: (await res.json()) as T };
+}
+
+interface Customer {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly problems: string[];
+  /** Responses with an error status, as "<path> <status>". */
+  readonly failedResponses: string[];
+}
+
+/** A fresh browser context (its own cookies) opening `url`. */
+async function customerAt(url: string, locale = 'en-US'): Promise<Customer> {
+  const context = await browser.newContext({ locale, timezoneId: 'Europe/Berlin' });
+  context.setDefaultTimeout(WAIT_MS);
+  const page = await context.newPage();
+  const customer: Customer = { context, page, problems: [], failedResponses: [] };
+  page.on('console', (msg) => {
+    // Chromium logs every error response; those are checked one by one in failedResponses.
+    if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of/.test(msg.text())) customer.problems.push(`console: ${msg.text()}`);
+  });
+  page.on('response', (res) => {
+    if (res.status() >= 400) customer.failedResponses.push(`${new URL(res.url()).pathname} ${res.status()}`);
+  });
+  page.on('pageerror', (err) => customer.problems.push(`page error: ${String(err)}`));
+  page.on('dialog', (dialog) => {
+    customer.problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss().catch(() => undefined);
+  });
+  context.on('request', (req) => {
+    const target = new URL(req.url());
+    if (target.protocol !== 'data:' && target.hostname !== '127.0.0.1') customer.problems.push(`foreign request: ${req.url()}`);
+  });
+  await page.goto(url);
+  return customer;
+}
+
+async function expectAccessible(page: Page, state: string): Promise<void> {
+  expect(await axeViolations(page), `axe violations on the ${state}`).toEqual([]);
+}
+
+const twoYearsAhead = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+
+async function typeCard(page: Page, number: string): Promise<void> {
+  await page.getByLabel('Card number', { exact: true }).pressSequentially(number);
+  await page.getByLabel('Expiry date (MM/YY)').pressSequentially(`12/${twoYearsAhead}`);
+  await page.getByLabel('Security code (CVC)').pressSequentially('123');
+  await page.getByLabel('Name on card').pressSequentially('Ada Lovelace');
+}
+
+const payButton = (page: Page) => page.getByRole('button', { name: 'Pay €25.00', exact: true });
+const cardStatus = (page: Page): Locator => page.getByRole('region', { name: 'Pay by card' }).getByRole('status');
+const USED = 'This payment link has just been used by someone else';
+
+interface RestOrder {
+  id: string;
+  status: string;
+  payment_link: string | null;
+  attempts: unknown[];
+}
+
+describe('a single-use payment link in two browsers', () => {
+  test('both customers click Pay at the same moment: exactly one pays, the other is told the link was just used and is not charged', async () => {
+    const created = await api<{ id: string; url: string }>('POST', '/v1/links', { amount: 2500, currency: 'EUR', reference: 'LINK-RACE', type: 'single_use', return_url: 'https://shop.example/thanks' });
+    expect(created.status).toBe(201);
+    const link = created.json;
+    expect(link.url.startsWith(`${base}/l/`)).toBe(true);
+
+    const card = shop.test_cards.find((c) => c.behaviour === 'approved')!;
+    const customers = await Promise.all([customerAt(link.url), customerAt(link.url)]);
+    try {
+      for (const { page } of customers) {
+        // Redirected to an order of its own, on the normal hosted checkout.
+        expect(page.url()).toMatch(new RegExp(`^${base}/c/[0-9A-Za-z]+$`));
+        await page.getByRole('heading', { level: 1, name: `Pay ${SHOP}` }).waitFor();
+        await typeCard(page, card.number);
+      }
+      expect(customers[0]!.page.url()).not.toBe(customers[1]!.page.url());
+      await expectAccessible(customers[0]!.page, 'payment page');
+
+      await Promise.all(customers.map(({ page }) => payButton(page).click()));
+
+      const outcomes = await Promise.all(
+        customers.map(async ({ page }) => {
+          const paid = page.getByRole('heading', { level: 1, name: 'Payment successful' });
+          await paid.or(cardStatus(page).filter({ hasText: USED })).waitFor();
+          return (await paid.count()) > 0 ? 'paid' : 'told';
+        }),
+      );
+      expect([...outcomes].sort()).toEqual(['paid', 'told']);
+      const loser = customers[outcomes.indexOf('told')]!;
+      expect(await cardStatus(loser.page).innerText()).toContain('You have not been charged.');
+      expect(await payButton(loser.page).isDisabled(), 'the form takes no second try').toBe(true);
+      await expectAccessible(loser.page, 'payment page after the link was used');
+      await expectAccessible(customers[outcomes.indexOf('paid')]!.page, 'receipt page');
+      // The loser's one refused call (Connect's failed_precondition, HTTP 400) and nothing else failed.
+      expect(loser.failedResponses).toEqual(['/checkout.v1.CheckoutService/SubmitCardPayment 400']);
+      expect(customers[outcomes.indexOf('paid')]!.failedResponses).toEqual([]);
+
+      const orders = (await api<{ data: RestOrder[] }>('GET', `/v1/orders?payment_link=${link.id}`)).json.data;
+      expect(orders).toHaveLength(2);
+      expect(orders.map((o) => o.status).sort()).toEqual(['paid', 'pending']);
+      expect(orders.every((o) => o.payment_link === link.id)).toBe(true);
+      // The loser never reached an acquirer.
+      expect(orders.find((o) => o.status === 'pending')!.attempts).toEqual([]);
+      const captures = await service.knex('ledger_transactions').whereIn('order_id', orders.map((o) => o.id)).andWhere({ kind: 'capture' });
+      expect(captures).toHaveLength(1);
+      expect((await api<{ status: string; completed_payments: number }>('GET', `/v1/links/${link.id}`)).json).toMatchObject({ status: 'completed', completed_payments: 1 });
+      expect(await service.core.ledger.verify()).toBeUndefined();
+    } finally {
+      for (const c of customers) await c.context.close().catch(() => undefined);
+    }
+    for (const c of customers) expect(c.problems).toEqual([]);
+
+    // Anyone opening the link now is told it has been paid, in their language; nothing is created.
+    const before = (await api<{ data: RestOrder[] }>('GET', `/v1/orders?payment_link=${link.id}`)).json.data.length;
+    const late = await customerAt(link.url, 'de-DE');
+    try {
+      await late.page.getByRole('heading', { level: 1, name: 'Dieser Zahlungslink wurde bereits bezahlt' }).waitFor();
+      await expectAccessible(late.page, 'already-paid page');
+    } finally {
+      await late.context.close();
+    }
+    expect(late.problems).toEqual([]);
+    expect(late.failedResponses).toEqual([]);
+    expect((await api<{ data: RestOrder[] }>('GET', `/v1/orders?payment_link=${link.id}`)).json.data).toHaveLength(before);
+  });
+
+  test('a deactivated link shows a clear, accessible page and creates no order', async () => {
+    const link = (await api<{ id: string; url: string }>('POST', '/v1/links', { amount: 2500, currency: 'EUR', reference: 'LINK-OFF', type: 'collecting' })).json;
+    expect((await api('POST', `/v1/links/${link.id}/deactivate`)).status).toBe(200);
+    const customer = await customerAt(link.url);
+    try {
+      await customer.page.getByRole('heading', { level: 1, name: 'This payment link is no longer active' }).waitFor();
+      await expectAccessible(customer.page, 'deactivated-link page');
+    } finally {
+      await customer.context.close();
+    }
+    expect(customer.problems).toEqual([]);
+    expect(customer.failedResponses).toEqual([]);
+    expect((await api<{ data: unknown[] }>('GET', `/v1/orders?payment_link=${link.id}`)).json.data).toEqual([]);
+  });
+});
