@@ -26,6 +26,9 @@ import { PayoutService } from '../../src/gen/checkout/v1/payout_pb.ts';
 import { DISPUTE_SCHEMAS } from './disputes/schemas.ts';
 import { registerDisputeRoutes } from './disputes/routes.ts';
 import { DisputeService } from '../../src/gen/checkout/v1/dispute_pb.ts';
+import { CUSTOMER_SCHEMAS } from './customers/schemas.ts';
+import { registerCustomerRoutes } from './customers/routes.ts';
+import { CustomerService } from '../../src/gen/checkout/v1/customer_pb.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -71,7 +74,7 @@ function parsesAsJson(text: string): boolean {
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...CUSTOMER_SCHEMAS, ...ORDER_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -134,6 +137,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     registerBalanceRoutes(rest, createClient(BalanceService, transport));
     registerPayoutRoutes(rest, createClient(PayoutService, transport));
     registerDisputeRoutes(rest, createClient(DisputeService, transport));
+    registerCustomerRoutes(rest, createClient(CustomerService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

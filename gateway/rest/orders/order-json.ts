@@ -26,6 +26,7 @@ export interface OrderJson {
   created: string;
   expires_at: string;
   livemode: boolean;
+  customer: string | null;
 }
 
 /** A payment attempt as the REST API shows it. */
@@ -39,6 +40,7 @@ export interface AttemptJson {
   card_brand: string | null;
   card_last4: string | null;
   retry: boolean;
+  card: string | null;
   created: string;
 }
 
@@ -58,6 +60,7 @@ export function attemptJson(attempt: PaymentAttempt): AttemptJson {
     card_brand: attempt.cardBrand || null,
     card_last4: attempt.cardLast4 || null,
     retry: attempt.retry,
+    card: attempt.cardId || null,
     created: isoOf(attempt.created),
   };
 }
@@ -110,5 +113,6 @@ export function orderJson(order: Order): OrderJson {
     created: isoOf(order.created),
     expires_at: isoOf(order.expiresAt),
     livemode: order.livemode,
+    customer: order.customer ?? null,
   };
 }

@@ -14,6 +14,8 @@ import { PostgresLedgerJournal } from './ledger/postgres-ledger.ts';
 import { PostgresRefundRepository } from './refund/postgres-refund-repository.ts';
 import { PostgresDisputeRepository } from './dispute/postgres-dispute-repository.ts';
 import { PostgresEvidenceRepository } from './dispute/postgres-evidence-repository.ts';
+import { PostgresCustomerRepository } from './customer/postgres-customer-repository.ts';
+import { PostgresCardVault } from './vault/postgres-card-vault.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -41,6 +43,8 @@ export class PostgresUnitOfWork implements UnitOfWork {
             captures: new PostgresCaptureRequests(trx),
             disputes: new PostgresDisputeRepository(trx),
             evidence: new PostgresEvidenceRepository(trx),
+            customers: new PostgresCustomerRepository(trx),
+            vault: new PostgresCardVault(trx),
             merchants: new PostgresMerchantRepository(trx),
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),

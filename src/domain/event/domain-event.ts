@@ -86,6 +86,7 @@ export function orderEventData(order: Order): { [key: string]: JsonValue } {
     livemode: order.livemode,
     created: order.createdAt.toISOString(),
     expires_at: order.expiresAt.toISOString(),
+    ...(order.customerId ? { customer: order.customerId } : {}),
   };
 }
 

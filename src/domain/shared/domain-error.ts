@@ -50,7 +50,13 @@ export type DomainErrorCode =
   | 'dispute.exceeds_remaining'
   | 'dispute.not_submittable'
   | 'dispute.evidence_past_due'
-  | 'evidence.field_invalid';
+  | 'evidence.field_invalid'
+  | 'customer.field_invalid'
+  | 'customer.metadata_invalid'
+  | 'vault.card_declined'
+  | 'vault.card_limit_reached'
+  | 'vault.token_invalid'
+  | 'vault.unavailable';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

@@ -11,6 +11,8 @@ import type { PayoutRepository } from '../payout/payout-repository.port.ts';
 import type { CaptureRequests } from '../capture/capture-request.port.ts';
 import type { DisputeRepository } from '../dispute/dispute-repository.port.ts';
 import type { EvidenceRepository } from '../dispute/evidence-repository.port.ts';
+import type { CustomerRepository } from '../customer/customer-repository.port.ts';
+import type { CardVault } from '../vault/card-vault.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
@@ -27,6 +29,9 @@ export interface TransactionScope {
   readonly disputes: DisputeRepository;
   /** The merchant's evidence of each order. */
   readonly evidence: EvidenceRepository;
+  readonly customers: CustomerRepository;
+  /** Vaulted cards, card tokens and fingerprint secrets, sealed. */
+  readonly vault: CardVault;
   readonly merchants: MerchantReader;
   readonly endpoints: WebhookEndpointRepository;
   readonly deliveries: WebhookDeliveryQueue;

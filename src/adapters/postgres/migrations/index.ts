@@ -15,6 +15,7 @@ import * as manualCapture from './013-manual-capture.ts';
 import * as disputes from './014-disputes.ts';
 import * as ledgerSealed from './015-ledger-sealed.ts';
 import * as captureRequests from './016-capture-requests.ts';
+import * as customersVault from './018-customers-vault.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -34,6 +35,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['014-disputes', disputes],
   ['015-ledger-sealed', ledgerSealed],
   ['016-capture-requests', captureRequests],
+  ['018-customers-vault', customersVault],
 ];
 
 /**

@@ -27,6 +27,8 @@ export interface OrderRow {
   updated_at: Date | string;
   expires_at: Date | string;
   checkout_token: string;
+  /** Absent in snapshots stored before customers existed. */
+  customer_id?: string | null;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'authorized', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
@@ -55,6 +57,7 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     updated_at: updatedAt,
     expires_at: order.expiresAt,
     checkout_token: order.checkoutToken,
+    customer_id: order.customerId ?? null,
   };
 }
 
@@ -88,6 +91,7 @@ export function rowToOrder(row: OrderRow): Order {
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     checkoutToken: row.checkout_token,
+    customerId: row.customer_id ?? null,
     version: row.version,
   };
 }

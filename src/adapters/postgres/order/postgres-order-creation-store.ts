@@ -30,6 +30,7 @@ const ORDER_COLUMNS = [
   ['expires_at', 'timestamptz'],
   ['checkout_token', 'text'],
   ['capture_method', 'text'],
+  ['customer_id', 'text'],
 ] as const;
 const EVENT_COLUMNS = [
   ['id', 'text'],
