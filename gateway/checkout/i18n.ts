@@ -48,6 +48,12 @@ export interface Messages {
   total: string;
   openUntil: string;
   payByCard: string;
+  /** Title of the order's customer's saved cards. */
+  savedCards: string;
+  /** One saved card's button: {amount}, {brand}, {last4}, {expiry}. */
+  payWithSavedCard: string;
+  /** The card form's checkbox when the order names a customer. */
+  saveCard: string;
   cardNumber: string;
   expiry: string;
   expiryPlaceholder: string;
@@ -111,6 +117,9 @@ const en: Messages = {
   total: 'Total',
   openUntil: 'You can pay until {date}.',
   payByCard: 'Pay by card',
+  savedCards: 'Your saved cards',
+  payWithSavedCard: 'Pay {amount} with {brand} •••• {last4} (expires {expiry})',
+  saveCard: 'Save this card for future payments',
   cardNumber: 'Card number',
   expiry: 'Expiry date (MM/YY)',
   expiryPlaceholder: 'MM/YY',
@@ -208,6 +217,9 @@ const de: Messages = {
   total: 'Gesamt',
   openUntil: 'Sie können bis {date} bezahlen.',
   payByCard: 'Mit Karte bezahlen',
+  savedCards: 'Ihre gespeicherten Karten',
+  payWithSavedCard: '{amount} mit {brand} •••• {last4} bezahlen (gültig bis {expiry})',
+  saveCard: 'Diese Karte für künftige Zahlungen speichern',
   cardNumber: 'Kartennummer',
   expiry: 'Gültig bis (MM/JJ)',
   expiryPlaceholder: 'MM/JJ',
