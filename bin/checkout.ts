@@ -7,6 +7,7 @@ import { createCore, type Core } from '../src/composition/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
 import { startService, startWorkerProcess, type RunningService } from '../src/composition/service.ts';
 import { migrateDatabase, openDatabase, redactUrl, StartupError } from '../src/composition/startup.ts';
+import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { parseWorkerNames, WORKER_NAMES, WORKER_ROLES, type WorkerName } from '../src/composition/worker-names.ts';
 
 const USAGE = `Usage:
@@ -22,6 +23,9 @@ ${WORKER_NAMES.map((name) => `                                                  
   checkout keys create --merchant mer_… --mode test|live
                                                    issue a further secret and publishable key for a
                                                    merchant and print them (shown once)
+  checkout keys rotate [--batch-size N]            re-wrap every card-vault data key under the active key
+                                                   (VAULT_ACTIVE_KEY, or the first of VAULT_KEYS), in batches,
+                                                   while the service runs; prints the counts per key id
   checkout ledger verify                           check every invariant of the ledger (docs/money.md);
                                                    exits 1 naming the first one broken
   checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
@@ -31,10 +35,12 @@ Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_U
 
 /** Runs an operator command against the core over the configured database, migrated first. */
 async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>): Promise<T> {
-  const { databaseUrl, publicUrl, checkoutUrl } = loadConfig();
+  const config = loadConfig();
+  const { databaseUrl, publicUrl, checkoutUrl } = config;
+  const keyRing = loadKeyRing(config, { warn: (line) => process.stderr.write(`checkout: ${line}\n`) });
   const knex = await openDatabase(databaseUrl, 2);
   try {
-    return await work(createCore({ knex, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), databaseUrl);
+    return await work(createCore({ knex, keyRing, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), databaseUrl);
   } finally {
     await knex.destroy();
   }
@@ -116,6 +122,25 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'keys': {
+      if (sub === 'rotate') {
+        const { values } = parseArgs({ args: rest, options: { 'batch-size': { type: 'string', default: '500' } } });
+        const batchSize = Number(values['batch-size']);
+        if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+          process.stderr.write('keys rotate --batch-size must be an integer from 1 to 10000\n');
+          return 2;
+        }
+        return withCore(async (core) => {
+          const report = await core.rotateVaultKeys({ batchSize, onBatch: (n) => process.stdout.write(`re-wrapped ${n} data keys\n`) });
+          const counts = (c: Readonly<Record<string, number>>) => Object.entries(c).map(([id, n]) => `${id}: ${n}`).join(', ') || 'none';
+          process.stdout.write(
+            `keys rotate: active key ${report.activeKeyId}; re-wrapped ${report.rewrapped} data keys in ${report.batches} batches (no card number decrypted)\n` +
+              `data keys per key id before: ${counts(report.before)}\nafter: ${counts(report.after)}\n`,
+          );
+          const left = Object.entries(report.after).filter(([id, n]) => id !== report.activeKeyId && n > 0);
+          if (left.length === 0) process.stdout.write('Every data key is wrapped by the active key: the other keys may now be removed from VAULT_KEYS.\n');
+          return 0;
+        });
+      }
       if (sub !== 'create') break;
       const { values } = parseArgs({ args: rest, options: { merchant: { type: 'string' }, mode: { type: 'string' } } });
       if (!values.merchant || !/^mer_[0-9A-Za-z]+$/.test(values.merchant)) {

@@ -1,4 +1,5 @@
 import { parseWorkerNames, type WorkerName } from './composition/worker-names.ts';
+import { parseKeyList, type KeyEncryptionKey } from './adapters/crypto/aes-gcm-key-ring.ts';
 /** Settings of the service, read from the environment with local defaults. */
 export interface Config {
   /** Postgres connection string. */
@@ -62,6 +63,12 @@ export interface Config {
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
   /** The daily payout cut-off (PAYOUT_CUTOFF, HH:MM in UTC): minutes after midnight UTC. */
   readonly payoutCutoffMinutesUtc: number;
+  /** VAULT_KEYS: the key-encryption keys of the card vault (id and 32 bytes each); empty: a development key. */
+  readonly vaultKeys: readonly KeyEncryptionKey[];
+  /** VAULT_ACTIVE_KEY: the id of the KEK that wraps new data keys; the first of VAULT_KEYS when unset. */
+  readonly vaultActiveKey: string | undefined;
+  /** VAULT_DEV_KEY_FILE: where the development KEK is kept when VAULT_KEYS is empty (test mode only). */
+  readonly vaultDevKeyFile: string;
 }
 
 /** How long a client may take, and how many connections it may hold, on every protocol of the port. */
@@ -138,6 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       declineWeight: integer(env, 'CARD_VELOCITY_DECLINE_WEIGHT', 4, 1, 100),
     },
     trustProxy: trustProxy(env),
+    vaultKeys: vaultKeys(env),
+    vaultActiveKey: env.VAULT_ACTIVE_KEY?.trim() || undefined,
+    vaultDevKeyFile: env.VAULT_DEV_KEY_FILE?.trim() || '.checkout/vault-dev.key',
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
   };
   const webhooks = config.webhookConcurrency;
@@ -149,11 +159,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${config.webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs}).`);
   }
+  if (config.vaultActiveKey !== undefined && !config.vaultKeys.some((key) => key.id === config.vaultActiveKey)) {
+    throw new ConfigError(`VAULT_ACTIVE_KEY "${config.vaultActiveKey}" is not one of the ids in VAULT_KEYS.`);
+  }
   const limits = config.connectionLimits;
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be longer than HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}).`);
   }
   return config;
+}
+
+/** VAULT_KEYS: "id:base64,id:base64", each key 32 bytes; ids unique. Errors never repeat key material. */
+function vaultKeys(env: NodeJS.ProcessEnv): KeyEncryptionKey[] {
+  let keys: KeyEncryptionKey[];
+  try {
+    keys = parseKeyList(env.VAULT_KEYS ?? '');
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const ids = new Set(keys.map((key) => key.id));
+  if (ids.size !== keys.length) throw new ConfigError('VAULT_KEYS names a key id twice.');
+  return keys;
 }
 
 function integer(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number, max: number): number {

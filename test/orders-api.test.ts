@@ -95,7 +95,7 @@ describe('POST /v1/orders', () => {
     ['reference empty', { amount: 100, currency: 'EUR', reference: '' }, 'parameter_missing', 'reference'],
     ['reference 256 characters', { amount: 100, currency: 'EUR', reference: 'x'.repeat(256) }, 'reference_invalid', 'reference'],
     ['reference with NUL', { amount: 100, currency: 'EUR', reference: 'a\u0000b' }, 'parameter_invalid_string', 'reference'],
-    ['unknown field', { amount: 100, currency: 'EUR', reference: 'r', customer: 'x' }, 'parameter_unknown', 'customer'],
+    ['unknown field', { amount: 100, currency: 'EUR', reference: 'r', customer_email: 'x' }, 'parameter_unknown', 'customer_email'],
     ['unknown line item field', orderBody({ line_items: [{ name: 'a', amount: 2500, sku: 'x' }] }), 'parameter_unknown', 'line_items[0][sku]'],
     ['line items not an array', orderBody({ line_items: { name: 'a' } }), 'parameter_invalid_array', 'line_items'],
     ['line item without name', orderBody({ line_items: [{ amount: 2500 }] }), 'parameter_missing', 'line_items[0][name]'],

@@ -11,9 +11,10 @@ function field(id: string, label: string, attributes: SafeHtml): SafeHtml {
 /**
  * The card form. Inputs carry no name attribute, so even a native submission
  * (before the script runs) could not put card data into a request; the pay
- * button stays disabled until the script has loaded.
+ * button stays disabled until the script has loaded. When the order names a
+ * customer, a checkbox offers to save the card once the payment succeeds.
  */
-export function renderCardForm(ctx: PageContext, payLabel: string): SafeHtml {
+export function renderCardForm(ctx: PageContext, payLabel: string, canSave = false): SafeHtml {
   const m = ctx.messages;
   return html`<section class="panel" aria-labelledby="card-title">
 <h2 id="card-title">${m.payByCard}</h2>
@@ -24,6 +25,7 @@ ${field('cc-exp', m.expiry, html`${DIGITS} autocomplete="cc-exp" maxlength="7" p
 ${field('cc-csc', m.cvc, html`${DIGITS} autocomplete="cc-csc" maxlength="4"`)}
 </div>
 ${field('cc-name', m.nameOnCard, raw('type="text" autocomplete="cc-name" autocapitalize="words" spellcheck="false" maxlength="100"'))}
+${canSave && html`<div class="field check"><input id="cc-save" type="checkbox"><label for="cc-save">${m.saveCard}</label></div>`}
 <button type="submit" id="card-submit" class="wide" data-pay disabled>${payLabel}</button>
 <p id="card-status" class="status" role="status" aria-live="polite"></p>
 </form>

@@ -157,6 +157,8 @@ class FakeDom {
       querySelectorAll: (selector: string) => {
         if (selector === '[data-pay], #challenge button') return [...this.byId.values()].filter((e) => e.hasAttribute('data-pay') || /^challenge-(submit|cancel)$/.test(e.id));
         if (selector === 'time[data-local]') return [];
+        // Saved cards' buttons (an order naming a customer); this page has none.
+        if (selector === '[data-saved-card]') return [...this.byId.values()].filter((e) => e.hasAttribute('data-saved-card'));
         throw new Error(`unexpected selector ${selector}`);
       },
     };

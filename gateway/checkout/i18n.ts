@@ -52,6 +52,12 @@ export interface Messages {
   total: string;
   openUntil: string;
   payByCard: string;
+  /** Title of the order's customer's saved cards. */
+  savedCards: string;
+  /** One saved card's button: {amount}, {brand}, {last4}, {expiry}. */
+  payWithSavedCard: string;
+  /** The card form's checkbox when the order names a customer. */
+  saveCard: string;
   cardNumber: string;
   expiry: string;
   expiryPlaceholder: string;
@@ -121,6 +127,9 @@ const en: Messages = {
   total: 'Total',
   openUntil: 'You can pay until {date}.',
   payByCard: 'Pay by card',
+  savedCards: 'Your saved cards',
+  payWithSavedCard: 'Pay {amount} with {brand} •••• {last4} (expires {expiry})',
+  saveCard: 'Save this card for future payments',
   cardNumber: 'Card number',
   expiry: 'Expiry date (MM/YY)',
   expiryPlaceholder: 'MM/YY',
@@ -206,6 +215,7 @@ const en: Messages = {
       expired_card: 'The card has expired. Try another card.',
       stolen_card: 'Your card was declined. Try another card.',
       do_not_honor: 'Your card was declined. Try another card.',
+      authentication_required: 'Your bank asks you to confirm this payment. Try again to confirm it.',
       authentication_failed: 'The payment could not be confirmed with your card issuer.',
       test_card_unknown: "This card is not one of this sandbox's test cards.",
       test_card_in_live_mode: 'Your card was declined. Use a real card.',
@@ -225,6 +235,9 @@ const de: Messages = {
   total: 'Gesamt',
   openUntil: 'Sie können bis {date} bezahlen.',
   payByCard: 'Mit Karte bezahlen',
+  savedCards: 'Ihre gespeicherten Karten',
+  payWithSavedCard: '{amount} mit {brand} •••• {last4} bezahlen (gültig bis {expiry})',
+  saveCard: 'Diese Karte für künftige Zahlungen speichern',
   cardNumber: 'Kartennummer',
   expiry: 'Gültig bis (MM/JJ)',
   expiryPlaceholder: 'MM/JJ',
@@ -309,6 +322,7 @@ const de: Messages = {
       issuer_unavailable: 'Ihre Bank war nicht erreichbar. Bitte versuchen Sie es erneut.',
       expired_card: 'Die Karte ist abgelaufen. Versuchen Sie es mit einer anderen Karte.',
       stolen_card: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
+      authentication_required: 'Ihre Bank möchte diese Zahlung bestätigen lassen. Versuchen Sie es erneut, um sie zu bestätigen.',
       do_not_honor: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
       authentication_failed: 'Die Zahlung konnte bei Ihrer Bank nicht bestätigt werden.',
       test_card_unknown: 'Diese Karte ist keine Testkarte dieser Sandbox.',

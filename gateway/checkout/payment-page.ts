@@ -10,6 +10,7 @@ import { attemptsText, fill } from './i18n.ts';
 import { merchantName, renderDocument, type PageContext } from './layout.ts';
 import { renderOrderSummary } from './order-summary.ts';
 import { renderWalletPanel } from './wallet-panel.ts';
+import { renderSavedCardsPanel } from './saved-cards-panel.ts';
 
 /**
  * The page of an unpaid order: summary, the last failure (status FAILED)
@@ -42,7 +43,8 @@ ${renderOrderSummary(order, ctx)}
 ${expiresAtDate && html`<p class="muted">${interpolate(m.openUntil, { date: html`<time datetime="${expiresAtDate.toISOString()}" data-local>${formatDateTime(expiresAtDate, ctx.locale.locale)}</time>` })}</p>`}
 ${failed && html`<div class="notice error" id="last-failure">${lastFailure && html`<p>${fill(m.lastFailure, { message: lastFailure })}</p>`}<p>${exhausted ? m.attemptsNone : attemptsText(ctx.locale.language, checkout.attemptsRemaining)}</p></div>`}
 ${interactive && html`<noscript><p class="notice">${m.noScript}</p></noscript>`}
-${card && !exhausted && renderCardForm(ctx, fill(m.pay, { amount: total }))}
+${card && !exhausted && checkout.savedCards.length > 0 && renderSavedCardsPanel(checkout.savedCards, ctx, total)}
+${card && !exhausted && renderCardForm(ctx, fill(m.pay, { amount: total }), checkout.canSaveCard)}
 ${wallet && !exhausted && renderWalletPanel(ctx)}
 ${bank && renderBankTransferPanel(bank, ctx)}
 ${!card && !wallet && !bank && html`<p class="notice">${fill(m.noMethods, { merchant })}</p>`}

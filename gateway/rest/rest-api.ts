@@ -29,6 +29,9 @@ import { DisputeService } from '../../src/gen/checkout/v1/dispute_pb.ts';
 import { PAYMENT_LINK_SCHEMAS } from './payment-links/schemas.ts';
 import { registerPaymentLinkRoutes } from './payment-links/routes.ts';
 import { PaymentLinkService } from '../../src/gen/checkout/v1/payment_link_pb.ts';
+import { CUSTOMER_SCHEMAS } from './customers/schemas.ts';
+import { registerCustomerRoutes } from './customers/routes.ts';
+import { CustomerService } from '../../src/gen/checkout/v1/customer_pb.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -74,7 +77,7 @@ function parsesAsJson(text: string): boolean {
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...ORDER_SCHEMAS, ...PAYMENT_LINK_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...CUSTOMER_SCHEMAS, ...ORDER_SCHEMAS, ...PAYMENT_LINK_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -138,6 +141,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     registerPayoutRoutes(rest, createClient(PayoutService, transport));
     registerDisputeRoutes(rest, createClient(DisputeService, transport));
     registerPaymentLinkRoutes(rest, createClient(PaymentLinkService, transport));
+    registerCustomerRoutes(rest, createClient(CustomerService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

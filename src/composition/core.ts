@@ -69,6 +69,15 @@ import { cryptoIdGenerator } from '../adapters/system/crypto-id-generator.ts';
 import type { Clock } from '../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../ports/shared/id-generator.port.ts';
 import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from '../domain/payment/velocity.ts';
+import { PostgresCustomerRepository } from '../adapters/postgres/customer/postgres-customer-repository.ts';
+import { PostgresCardVault, PostgresVaultKeys } from '../adapters/postgres/vault/postgres-card-vault.ts';
+import { createCardVaultUseCases } from '../application/vault/card-vault-use-cases.ts';
+import { createPrepareOrderCharge } from '../application/vault/charge-saved-card.ts';
+import { createRotateVaultKeys, type RotateVaultKeys } from '../application/vault/rotate-vault-keys.ts';
+import { createCustomerService } from '../application/customer/customer-service.ts';
+import { CustomerService } from '../gen/checkout/v1/customer_pb.ts';
+import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import { ephemeralKeyRing } from './vault-keys.ts';
 
 /** What the core needs from its host process. */
 export interface CoreOptions {
@@ -89,6 +98,8 @@ export interface CoreOptions {
   readonly rateLimit?: RateLimitPolicy;
   /** The daily payout cut-off, minutes after midnight UTC (midnight when absent). */
   readonly payoutCutoffMinutesUtc?: number;
+  /** The card vault's keys (loadKeyRing); a process-lifetime key, test mode only, when absent. */
+  readonly keyRing?: KeyRing;
 }
 
 const NO_FEED: EventFeed = {
@@ -121,6 +132,8 @@ export interface Core {
   readonly disputes: { readonly sweep: SweepDisputes };
   /** Captures a stopped process left between the acquirer and the record, for the sweeper. */
   readonly captures: Pick<CaptureOrder, 'completeStale'>;
+  /** Re-wraps the vault's data keys under the active KEK (`checkout keys rotate`). */
+  readonly rotateVaultKeys: RotateVaultKeys;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -154,6 +167,11 @@ export function createCore(options: CoreOptions): Core {
   const idempotent = createIdempotent(uow);
   const captureOrder = createCaptureOrder(payments.kit);
   const orderCreation = new PostgresOrderCreationStore(options.knex);
+  const keyRing = options.keyRing ?? ephemeralKeyRing();
+  const customers = new PostgresCustomerRepository(options.knex);
+  const cardReads = new PostgresCardVault(options.knex);
+  const vault = createCardVaultUseCases({ keys: keyRing, reads: cardReads, kit: payments.kit, ids, clock });
+  const customerService = createCustomerService({ authenticate, idempotent, customers, cards: cardReads, vault, ids, clock });
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
@@ -162,8 +180,9 @@ export function createCore(options: CoreOptions): Core {
     voidOrder: createVoidOrder(payments.kit),
     captureOrder,
     idempotent,
+    prepareCharge: createPrepareOrderCharge({ customers, vault, payOrder: payments.payOrder }),
   });
-  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments), clock });
+  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments, { cards: cardReads, useCases: vault }), clock });
   const settleDue = createSettleDue({ settlement: new PostgresSettlement(options.knex), clock });
   const ledgerAudit = new PostgresLedgerAudit(options.knex);
   const payoutReader = new PostgresPayoutReader(options.knex);
@@ -232,6 +251,8 @@ export function createCore(options: CoreOptions): Core {
       router.service(PaymentLinkService, guardRequests(PaymentLinkService, paymentLinkService, onInternalError, newRequestId, secretKey));
       // No key: the link's suffix is the credential, as the checkout id is for CheckoutService.
       router.service(PaymentLinkPageService, guardRequests(PaymentLinkPageService, paymentLinkPageService, onInternalError, newRequestId));
+      // CreateCardToken takes a publishable key; the service judges each call's key itself.
+      router.service(CustomerService, guardRequests(CustomerService, customerService, onInternalError, newRequestId, (ctx) => authenticate(ctx, 'publishable')));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
@@ -244,5 +265,6 @@ export function createCore(options: CoreOptions): Core {
     payoutRuns,
     disputes: { sweep: sweepDisputes },
     captures: captureOrder,
+    rotateVaultKeys: createRotateVaultKeys({ keys: keyRing, store: new PostgresVaultKeys(options.knex) }),
   };
 }

@@ -14,6 +14,7 @@ import { linkEvents, type EventLink } from './events.ts';
 import { lineLog, pinoLog, type Log } from './log.ts';
 import { openDatabase, StartupError } from './startup.ts';
 import { startWorkers, type Worker } from './workers.ts';
+import { loadKeyRing } from './vault-keys.ts';
 import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
 
 /** A running service: the gateway and, unless configured otherwise, every worker. */
@@ -60,8 +61,19 @@ export async function startService(config: Config): Promise<RunningService> {
     await knex.destroy();
     throw err;
   }
+  // Read before anything is served; its warning (a development key generated) is logged once the logger exists.
+  const vaultWarnings: string[] = [];
+  let keyRing;
+  try {
+    keyRing = loadKeyRing(config, { warn: (line) => vaultWarnings.push(line) });
+  } catch (err) {
+    await events.close();
+    await knex.destroy();
+    throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
+  }
   const core = createCore({
     knex,
+    keyRing,
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
     onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err),
@@ -94,6 +106,7 @@ export async function startService(config: Config): Promise<RunningService> {
   const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, log });
   log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
+  for (const line of vaultWarnings) log.warn(line);
 
   return {
     app: http.app,
@@ -133,7 +146,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     await knex.destroy();
     throw err;
   }
-  const core = createCore({ knex, apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity, payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc });
+  const core = createCore({ knex, keyRing: loadKeyRing(config, log), apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity, payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc });
   const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, log });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);

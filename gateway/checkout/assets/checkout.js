@@ -250,14 +250,15 @@ function initPayment(root) {
     if (origin && !origin.disabled) origin.focus();
   }
 
-  async function pay(method, body, statusEl, focusEl) {
+  // `key` names the submission kept for a retry (one per saved card; the method's name otherwise).
+  async function pay(method, body, statusEl, focusEl, key = method) {
     if (busy || locked) return;
     setBusy(true);
     setStatus(statusEl, t('processing'));
-    pending[method] = pending[method] || newId();
-    const result = await call(method, { checkoutId: root.dataset.checkoutId, submissionId: pending[method], ...body });
-    if (result.error) return handleError(result, method, statusEl);
-    delete pending[method];
+    pending[key] = pending[key] || newId();
+    const result = await call(method, { checkoutId: root.dataset.checkoutId, submissionId: pending[key], ...body });
+    if (result.error) return handleError(result, key, statusEl);
+    delete pending[key];
     handleOutcome(result.outcome, statusEl, focusEl, false);
   }
 
@@ -291,8 +292,14 @@ function initPayment(root) {
       }
       const exp = parseExpiry(expiry.value);
       const card = { number: cardDigits(number.value), expMonth: exp.month, expYear: exp.year, cvc: cvc.value.trim(), name: name.value.trim() };
-      pay('SubmitCardPayment', { card }, status, number);
+      const save = $('cc-save');
+      pay('SubmitCardPayment', save && save.checked ? { card, saveCard: true } : { card }, status, number);
     });
+  }
+
+  for (const button of document.querySelectorAll('[data-saved-card]')) {
+    const cardId = button.getAttribute('data-saved-card');
+    button.addEventListener('click', () => pay('SubmitSavedCardPayment', { cardId }, $('saved-status'), button, `saved:${cardId}`));
   }
 
   const wallet = $('wallet-pay');

@@ -27,6 +27,7 @@ export interface OrderJson {
   expires_at: string;
   livemode: boolean;
   payment_link: string | null;
+  customer: string | null;
 }
 
 /** A payment attempt as the REST API shows it. */
@@ -40,6 +41,7 @@ export interface AttemptJson {
   card_brand: string | null;
   card_last4: string | null;
   retry: boolean;
+  card: string | null;
   created: string;
 }
 
@@ -59,6 +61,7 @@ export function attemptJson(attempt: PaymentAttempt): AttemptJson {
     card_brand: attempt.cardBrand || null,
     card_last4: attempt.cardLast4 || null,
     retry: attempt.retry,
+    card: attempt.cardId || null,
     created: isoOf(attempt.created),
   };
 }
@@ -112,5 +115,6 @@ export function orderJson(order: Order): OrderJson {
     expires_at: isoOf(order.expiresAt),
     livemode: order.livemode,
     payment_link: order.paymentLink ?? null,
+    customer: order.customer ?? null,
   };
 }

@@ -20,6 +20,9 @@ function createOrderRequest(body: CreateOrderBody): CreateOrderRequest {
     returnUrl: body.return_url ?? undefined,
     expiresAt: body.expires_at ? timestampFromDate(new Date(body.expires_at)) : undefined,
     captureMethod: body.capture_method === 'manual' ? CaptureMethod.MANUAL : body.capture_method === 'automatic' ? CaptureMethod.AUTOMATIC : CaptureMethod.UNSPECIFIED,
+    customer: body.customer ?? undefined,
+    card: body.card ?? undefined,
+    confirm: body.confirm ?? false,
   });
 }
 

@@ -13,6 +13,7 @@ import {
   NOT_FOUND,
   NoBody,
   NoQuery,
+  OptionalFlag,
   OptionalList,
   OptionalText,
   OptionalTimestamp,
@@ -47,6 +48,12 @@ export const CreateOrderBody = Body(
         description: 'automatic (the default): captured as the customer pays. manual: only authorized then (status authorized); capture it with POST /v1/orders/{id}/capture within 7 days, or it is released.',
       }),
     ),
+    customer: OptionalText({ description: 'A customer of yours (cus_…): the checkout page offers "save this card" and lists the customer\'s saved cards for one-click payment.' }),
+    card: OptionalText({ description: 'With customer and confirm: a saved card (card_…) of that customer to charge at once.' }),
+    confirm: OptionalFlag({
+      description:
+        'With customer and card: charge the card now, off-session (merchant-initiated, no page, no 3-D Secure challenge; a card whose issuer asks for one declines with authentication_required). The answer is the paid or failed order.',
+    }),
   },
   'The request body must be a JSON object, e.g. {"amount": 1000, "currency": "EUR", "reference": "order-1"}.',
 );
@@ -69,6 +76,7 @@ export const PaymentAttemptSchema = Type.Object(
     card_brand: OrNull(Type.String()),
     card_last4: OrNull(Type.String()),
     retry: Type.Boolean({ description: 'True when this attempt retried a soft decline on the alternative route.' }),
+    card: OrNull(Type.String({ description: 'The saved card (card_…) this attempt charged, when it was one.' })),
     created: IsoTime(),
   },
   { $id: 'PaymentAttempt' },
@@ -104,6 +112,7 @@ export const OrderSchema = Type.Object(
     expires_at: IsoTime(),
     livemode: Type.Boolean(),
     payment_link: OrNull(Type.String({ pattern: '^plink_', description: 'The payment link that created the order (one order per customer who opened it); null for orders created through POST /v1/orders.' })),
+    customer: OrNull(Type.String({ description: 'The customer (cus_…) the order names, or null.' })),
   },
   { $id: 'Order' },
 );
@@ -118,7 +127,7 @@ export const createOrderSchema = {
   querystring: NoQuery,
   body: CreateOrderBody,
   response: {
-    201: orderAnswer('The order, status pending (also for an idempotent replay).'),
+    201: orderAnswer('The order, status pending (also for an idempotent replay); with confirm, paid or failed as the off-session charge ended.'),
     ...COMMON_ERRORS,
     ...BODY_ERRORS,
     ...STATE_CHANGE_ERRORS,

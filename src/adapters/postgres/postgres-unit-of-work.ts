@@ -15,6 +15,8 @@ import { PostgresRefundRepository } from './refund/postgres-refund-repository.ts
 import { PostgresDisputeRepository } from './dispute/postgres-dispute-repository.ts';
 import { PostgresEvidenceRepository } from './dispute/postgres-evidence-repository.ts';
 import { PostgresPaymentLinkRepository } from './payment-link/postgres-payment-link-repository.ts';
+import { PostgresCustomerRepository } from './customer/postgres-customer-repository.ts';
+import { PostgresCardVault } from './vault/postgres-card-vault.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -43,6 +45,8 @@ export class PostgresUnitOfWork implements UnitOfWork {
             disputes: new PostgresDisputeRepository(trx),
             evidence: new PostgresEvidenceRepository(trx),
             links: new PostgresPaymentLinkRepository(trx),
+            customers: new PostgresCustomerRepository(trx),
+            vault: new PostgresCardVault(trx),
             merchants: new PostgresMerchantRepository(trx),
             endpoints: new PostgresWebhookEndpointRepository(trx),
             deliveries: new PostgresWebhookDeliveryQueue(trx),

@@ -10,6 +10,7 @@ import {
 } from '../../gen/checkout/v1/checkout_pb.ts';
 import type { PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
 import { orderToProto } from '../order/order-mapper.ts';
+import { savedCardToProto } from '../customer/customer-mapper.ts';
 import type { CheckoutView } from './checkout-view.ts';
 import type { PaymentResult } from './checkout-payments.ts';
 
@@ -41,6 +42,9 @@ export function checkoutToProto(view: CheckoutView): Checkout {
     returnUrl: view.returnUrl,
     checkoutToken: view.checkoutToken,
     testMode: view.testMode,
+    // The page shows brand, last four and expiry; the fingerprint is the merchant's business.
+    savedCards: (view.savedCards ?? []).map((card) => savedCardToProto({ ...card, fingerprint: '' })),
+    canSaveCard: view.canSaveCard ?? false,
   });
 }
 

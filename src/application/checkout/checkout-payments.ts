@@ -8,6 +8,11 @@ import type { PaymentOutcome } from '../payment/payment-outcome.ts';
 import { attemptsOf } from '../payment/payment-kit.ts';
 import type { Payments } from '../payment/payments.ts';
 import { checkoutView, type CheckoutView } from './checkout-view.ts';
+import type { Card } from '../../domain/payment/card.ts';
+import { invalid } from '../../domain/shared/domain-error.ts';
+import { takesPayment } from '../../domain/order/order-transitions.ts';
+import type { CardVault } from '../../ports/vault/card-vault.port.ts';
+import { cardNotFound, type CardVaultUseCases } from '../vault/card-vault-use-cases.ts';
 
 /** Where a payment on the page left the order, as the page shows it. */
 export interface PaymentResult {
@@ -21,8 +26,10 @@ export interface PaymentResult {
 export interface CheckoutPayments {
   /** Loads the checkout (expiring it first if its time has come). */
   view(checkoutId: string): Promise<CheckoutView>;
-  /** Pays with a card or the wallet; idempotent per submission id. */
-  pay(checkoutId: string, token: string, submissionId: string, instrument: PaymentInstrument, client: PaymentClient): Promise<PaymentResult>;
+  /** Pays with a card or the wallet; idempotent per submission id. `saveCard`: vault the typed card for the order's customer once paid. */
+  pay(checkoutId: string, token: string, submissionId: string, instrument: PaymentInstrument, client: PaymentClient, saveCard?: boolean): Promise<PaymentResult>;
+  /** Pays with one of the order's customer's saved cards (one click); idempotent per submission id. */
+  paySaved(checkoutId: string, token: string, submissionId: string, cardId: string, client: PaymentClient): Promise<PaymentResult>;
   /** Completes or abandons a pending 3-D Secure challenge. */
   authenticate(checkoutId: string, token: string, attemptId: string, answer: { code: string } | { abandon: true }): Promise<PaymentResult>;
 }
@@ -40,17 +47,51 @@ function tokenMatches(expected: string, given: string): boolean {
  * The page is one caller of pay-order among others (a server-side charge, a
  * subscription's cycle).
  */
-export function createCheckoutPayments(payments: Payments): CheckoutPayments {
+export function createCheckoutPayments(payments: Payments, vault?: { readonly cards: CardVault; readonly useCases: CardVaultUseCases }): CheckoutPayments {
   const { kit } = payments;
   const { deps } = kit;
+  const withCards = async (view: CheckoutView): Promise<CheckoutView> => {
+    const { order } = view;
+    if (!vault || !order.customerId) return view;
+    const scope = { merchantId: order.merchantId, livemode: order.livemode };
+    return { ...view, savedCards: takesPayment(order) ? await vault.cards.listCards(scope, order.customerId) : [], canSaveCard: takesPayment(order) };
+  };
+  /** The order of a page's call, its token checked (again under the lock when it pays). */
+  const orderOfPage = async (checkoutId: string, token: string): Promise<Order> => {
+    const order = await deps.reads.orders.findForCheckout(orderIdOfCheckout(checkoutId));
+    if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
+    withToken(token)(order);
+    return order;
+  };
+  /** After a payment on the page: the card it asked to save is vaulted if the order is now paid, else dropped. */
+  const settleSave = async (result: PaymentResult): Promise<void> => {
+    if (!vault || result.status === 'requires_authentication') return;
+    const { order } = result.view;
+    try {
+      await deps.uow.run(async (tx) => {
+        const card = await vault.useCases.takeHeldForOrder(tx, order.id);
+        if (!card || result.status !== 'succeeded' || !order.customerId) return;
+        const scope = { merchantId: order.merchantId, livemode: order.livemode };
+        // A customer deleted meanwhile gets nothing saved.
+        if (!(await tx.customers.lock(scope, order.customerId))) return;
+        await vault.useCases.vaultCard(tx, scope, order.customerId, { kind: 'paid', card });
+      });
+    } catch (err) {
+      // The payment stands; only the saving failed (reported, never shown as a failed payment).
+      deps.onBackgroundError(err);
+    }
+  };
   const withToken = (token: string) => (order: Order) => {
     if (!tokenMatches(order.checkoutToken, token)) {
       throw new ApplicationError('checkout.token_invalid', 'The checkout token is missing or wrong; reload the checkout page.');
     }
   };
-  const asResult = (outcome: PaymentOutcome): PaymentResult => ({
+  const holdCard = async (order: Order, card: Card): Promise<void> => {
+    await deps.uow.run((tx) => vault!.useCases.holdForOrder(tx, { merchantId: order.merchantId, livemode: order.livemode }, order.id, card));
+  };
+  const asResult = async (outcome: PaymentOutcome): Promise<PaymentResult> => ({
     status: outcome.status,
-    view: checkoutView(outcome.settled.order, outcome.settled.attempts, outcome.settled.merchant),
+    view: await withCards(checkoutView(outcome.settled.order, outcome.settled.attempts, outcome.settled.merchant)),
     challenge: outcome.challenge,
     declineCode: outcome.declineCode,
   });
@@ -66,13 +107,30 @@ export function createCheckoutPayments(payments: Payments): CheckoutPayments {
         });
       }
       if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
-      return checkoutView(order, await attemptsOf(deps.reads.payments, orderId), await kit.merchantOf(order.merchantId));
+      return withCards(checkoutView(order, await attemptsOf(deps.reads.payments, orderId), await kit.merchantOf(order.merchantId)));
     },
-    async pay(checkoutId, token, submissionId, instrument, client) {
-      return asResult(await payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: withToken(token), submissionId, instrument, client }));
+    async pay(checkoutId, token, submissionId, instrument, client, saveCard = false) {
+      if (saveCard && instrument.method === 'card' && vault) {
+        const order = await orderOfPage(checkoutId, token);
+        if (!order.customerId) throw invalid('request.parameter_invalid', 'save_card', 'This checkout names no customer to save the card for.');
+        await holdCard(order, instrument.card);
+      }
+      const result = await asResult(await payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: withToken(token), submissionId, instrument, client }));
+      if (saveCard) await settleSave(result);
+      return result;
+    },
+    async paySaved(checkoutId, token, submissionId, cardId, client) {
+      const order = await orderOfPage(checkoutId, token);
+      const scope = { merchantId: order.merchantId, livemode: order.livemode };
+      const opened = vault && order.customerId ? await vault.useCases.openCard(scope, order.customerId, cardId) : undefined;
+      if (!opened) throw cardNotFound(cardId, 'card_id');
+      const instrument: PaymentInstrument = { method: 'card', card: opened.card, saved: { cardId: opened.saved.id, offSession: false } };
+      return asResult(await payments.payOrder({ orderId: order.id, authorize: withToken(token), submissionId, instrument, client }));
     },
     async authenticate(checkoutId, token, attemptId, answer) {
-      return asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: withToken(token), attemptId, answer }));
+      const result = await asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: withToken(token), attemptId, answer }));
+      await settleSave(result);
+      return result;
     },
   };
 }

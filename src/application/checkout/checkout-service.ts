@@ -7,6 +7,7 @@ import {
   GetCheckoutResponseSchema,
   SubmitCardPaymentResponseSchema,
   SubmitWalletPaymentResponseSchema,
+  SubmitSavedCardPaymentResponseSchema,
 } from '../../gen/checkout/v1/checkout_pb.ts';
 import { parseCard } from '../../domain/payment/card.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
@@ -36,8 +37,12 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
         },
         deps.clock.now(),
       );
-      const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card }, client(ctx));
+      const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card }, client(ctx), req.saveCard);
       return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
+    },
+    submitSavedCardPayment: async (req, ctx) => {
+      const result = await deps.engine.paySaved(req.checkoutId, token(ctx), req.submissionId, req.cardId, client(ctx));
+      return create(SubmitSavedCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
     },
     completeAuthentication: async (req, ctx) => {
       const result = await deps.engine.authenticate(req.checkoutId, token(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });

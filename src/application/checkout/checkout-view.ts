@@ -4,6 +4,7 @@ import type { PaymentAttempt, PaymentMethod } from '../../domain/payment/payment
 import { MAX_ATTEMPTS_PER_ORDER, submissionsOf } from '../../domain/payment/attempt-policy.ts';
 import { VIRTUAL_ACCOUNT_BANK, virtualIbanFor } from '../../domain/payment/iban.ts';
 import { orderSuffix } from '../../domain/order/order.entity.ts';
+import type { SavedCard } from '../../domain/vault/saved-card.ts';
 import type { MerchantRecord } from '../../ports/merchant/merchant-repository.port.ts';
 
 /** What the customer's checkout shows, in the core's terms. */
@@ -22,6 +23,10 @@ export interface CheckoutView {
   readonly returnUrl: string;
   readonly checkoutToken: string;
   readonly testMode: boolean;
+  /** When the order names a customer: its saved cards, for one-click payment. */
+  readonly savedCards?: readonly SavedCard[];
+  /** When the order names a customer (and is open): the page offers "save this card". */
+  readonly canSaveCard?: boolean;
 }
 
 /** Builds the checkout view of an order from its attempts and merchant. */

@@ -18,7 +18,7 @@ export interface CreateOrderResult {
 }
 
 /** Creates an order, honouring an optional idempotency key. */
-export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, idempotencyKey: string | undefined) => Promise<CreateOrderResult>;
+export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, idempotencyKey: string | undefined, fingerprintExtras?: readonly string[]) => Promise<CreateOrderResult>;
 
 /**
  * Creates the order-creation use case. The idempotency key, the order and its
@@ -26,7 +26,7 @@ export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, i
  * are decided by the key's unique constraint.
  */
 export function createCreateOrder(deps: { readonly store: OrderCreationStore; readonly ids: IdGenerator; readonly clock: Clock }): CreateOrderUseCase {
-  return async (caller, rawCommand, idempotencyKey) => {
+  return async (caller, rawCommand, idempotencyKey, fingerprintExtras = []) => {
     const now = deps.clock.now();
     const command = validateCreateOrder(rawCommand, now);
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
@@ -39,7 +39,7 @@ export function createCreateOrder(deps: { readonly store: OrderCreationStore; re
       checkoutToken: deps.ids.newSecret(''),
       now,
     });
-    const fingerprint = idempotencyKey === undefined ? '' : fingerprintOf(command);
+    const fingerprint = idempotencyKey === undefined ? '' : fingerprintOf(command, fingerprintExtras);
     const claim = await deps.store.create(
       idempotencyKey === undefined ? undefined : { scope: caller, key: idempotencyKey, operation: CREATE_ORDER_OPERATION, fingerprint, order },
       order,
@@ -71,7 +71,7 @@ export function checkIdempotencyKey(key: string): void {
 }
 
 /** A stable hash of the validated request, so a reused key can be told apart from a retry. */
-function fingerprintOf(command: CreateOrderCommand): string {
+function fingerprintOf(command: CreateOrderCommand, extras: readonly string[]): string {
   const canonical = JSON.stringify([
     CREATE_ORDER_OPERATION,
     command.amount.toString(),
@@ -82,6 +82,9 @@ function fingerprintOf(command: CreateOrderCommand): string {
     command.expiresAt?.toISOString() ?? null,
     // Only a manual order's: the fingerprints of keys stored before capture methods existed stay as they were.
     ...(command.captureMethod === 'manual' ? ['manual'] : []),
+    // Likewise only when set: a customer, and what an off-session charge adds (card, confirm).
+    ...(command.customerId ? [`customer:${command.customerId}`] : []),
+    ...extras,
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -46,6 +46,7 @@ export function attemptToProto(attempt: PaymentAttempt): ProtoPaymentAttempt {
     cardBrand: attempt.cardBrand ?? '',
     cardLast4: attempt.cardLast4 ?? '',
     retry: attempt.retry,
+    cardId: attempt.savedCardId ?? '',
     created: timestampFromDate(attempt.createdAt),
   });
 }
@@ -75,6 +76,7 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     // On the order, each dispute shows its submitted evidence only; GET /v1/disputes/:id shows the current.
     disputes: disputes.map((dispute) => disputeToProto(dispute, undefined)),
     paymentLink: order.paymentLinkId ?? undefined,
+    customer: order.customerId ?? undefined,
   });
 }
 
@@ -104,5 +106,6 @@ export function createOrderCommandFromProto(req: CreateOrderRequest): CreateOrde
     returnUrl: req.returnUrl,
     expiresAt: req.expiresAt ? timestampDate(req.expiresAt) : undefined,
     captureMethod: req.captureMethod === ProtoCaptureMethod.MANUAL ? 'manual' : 'automatic',
+    customerId: req.customer,
   };
 }

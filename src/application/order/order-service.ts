@@ -21,6 +21,7 @@ import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
 import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
+import type { PrepareOrderCharge } from '../vault/charge-saved-card.ts';
 
 /** Header that carries the idempotency key, on Connect, gRPC and REST alike. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -36,6 +37,8 @@ export interface OrderServiceDeps {
   readonly voidOrder: VoidOrder;
   readonly captureOrder: CaptureOrder;
   readonly idempotent: Idempotent;
+  /** Checks an order's customer and saved card, and charges the card off-session (confirm). */
+  readonly prepareCharge: PrepareOrderCharge;
 }
 
 /** Implements checkout.v1.OrderService over the use cases. */
@@ -46,9 +49,16 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
     createOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);
       const key = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
-      const result = await deps.createOrder(caller, createOrderCommandFromProto(req), key);
+      const command = createOrderCommandFromProto(req);
+      const charge = await deps.prepareCharge(caller, { customerId: req.customer, cardId: req.card, confirm: req.confirm });
+      const extras = charge ? [`card:${req.card}`, 'confirm'] : [];
+      const result = await deps.createOrder(caller, command, key, extras);
       if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
-      return create(CreateOrderResponseSchema, { order: orderToProto(result.order) });
+      if (!charge) return create(CreateOrderResponseSchema, { order: orderToProto(result.order) });
+      // Charged once per order (a replayed create answers the first charge's outcome), then answered as it stands.
+      await charge.charge(result.order);
+      const details = await deps.getOrder(caller, result.order.id);
+      return create(CreateOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
     getOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);

@@ -22,8 +22,18 @@ import { ApplicationError } from '../shared/application-error.ts';
 import { attemptsOf, REVERSAL_RETRY_MS, type PaymentKit, type Release } from './payment-kit.ts';
 import { outcomeOf, waitForSubmission, type PaymentOutcome } from './payment-outcome.ts';
 
-/** What pays: a card the customer typed, or the (simulated) wallet. Later, a vaulted card charged off-session. */
-export type PaymentInstrument = { readonly method: 'card'; readonly card: Card } | { readonly method: 'wallet' };
+/**
+ * A vaulted card paying: its id (recorded on the attempt) and whether the customer is present. Off
+ * session (merchant-initiated, no page), a card whose issuer asks for 3-D Secure declines with
+ * authentication_required instead of waiting for a challenge nobody can answer.
+ */
+export interface SavedCardUse {
+  readonly cardId: string;
+  readonly offSession: boolean;
+}
+
+/** What pays: a card the customer typed or saved, or the (simulated) wallet. */
+export type PaymentInstrument = { readonly method: 'card'; readonly card: Card; readonly saved?: SavedCardUse | undefined } | { readonly method: 'wallet' };
 
 /** Who submitted a payment, as far as the gateway can tell. */
 export interface PaymentClient {
@@ -161,7 +171,7 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
       route: routes?.primary.route ?? 'none',
       submissionId: command.submissionId,
       clientAddress: command.client.address ? velocityAddress(command.client.address) : null,
-      card: instrument.method === 'card' ? { brand: instrument.card.brand, last4: instrument.card.last4 } : undefined,
+      card: instrument.method === 'card' ? { brand: instrument.card.brand, last4: instrument.card.last4, savedCardId: instrument.saved?.cardId } : undefined,
       now,
     });
     await tx.payments.start(change);
@@ -209,6 +219,12 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
       case 'approved':
         return capture(change, processor, answer.processorRef, 'not_required', order.captureMethod);
       case 'authentication_required': {
+        if (instrument.method === 'card' && instrument.saved?.offSession) {
+          // Nobody is there to answer a challenge: the authorization is released and the charge declines.
+          await processor.void(answer.processorRef).catch((err: unknown) => deps.onBackgroundError(err));
+          const settled = await kit.finishFailure(change, 'authentication_required', 'required');
+          return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: 'authentication_required' } });
+        }
         const waiting = requireAuthentication(change, answer.processorRef, answer.testCode ?? null, deps.clock.now());
         const attempts = await deps.uow.run(async (tx) => {
           await tx.payments.recordChallenge(waiting);

@@ -75,6 +75,13 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'subscription.schedule_invalid': invalidRequest('schedule_invalid'),
   'subscription.state_invalid': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'subscription_state_invalid' },
   'test_clock.invalid': invalidRequest('test_clock_invalid'),
+  'customer.field_invalid': invalidRequest('parameter_invalid'),
+  'customer.metadata_invalid': invalidRequest('metadata_invalid'),
+  // The zero-amount verification refused the card: a card error, as a declined payment's.
+  'vault.card_declined': cardError('card_declined'),
+  'vault.card_limit_reached': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'card_limit_reached' },
+  'vault.token_invalid': invalidRequest('token_invalid'),
+  'vault.unavailable': { code: Code.FailedPrecondition, type: 'invalid_request_error', publicCode: 'vault_unavailable' },
 };
 
 /** Every application error code, mapped once. A code missing here fails the typecheck. */
@@ -94,6 +101,11 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'test_helpers.outcome_invalid': invalidRequest('parameter_invalid'),
   'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'payment_link.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'customer.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  'vault.card_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  // A body naming an unknown customer or card is a bad parameter (400), as Stripe answers it.
+  'order.customer_unknown': invalidRequest('resource_missing'),
+  'order.card_unknown': invalidRequest('resource_missing'),
   'listen.live_mode': invalidRequest('test_mode_only'),
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
   'list.limit_invalid': invalidRequest('limit_invalid'),

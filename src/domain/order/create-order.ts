@@ -21,6 +21,8 @@ export interface CreateOrderCommand {
   readonly expiresAt: Date | undefined;
   /** automatic when undefined. */
   readonly captureMethod?: CaptureMethod | undefined;
+  /** The customer (cus_…) the order names; checked to be the merchant's by the use case. */
+  readonly customerId?: string | undefined;
 }
 
 /** Facts decided outside the domain: identity, time, who asks and where the page lives. */
@@ -76,7 +78,7 @@ export function validateCreateOrder(command: CreateOrderCommand, now: Date): Cre
       throw invalid('order.expires_at_invalid', 'expires_at', 'expires_at must be between 5 minutes and 30 days from now.');
     }
   }
-  return { amount, currency: currency.code, reference, lineItems, returnUrl, expiresAt: command.expiresAt, ...(command.captureMethod ? { captureMethod: command.captureMethod } : {}) };
+  return { amount, currency: currency.code, reference, lineItems, returnUrl, expiresAt: command.expiresAt, ...(command.captureMethod ? { captureMethod: command.captureMethod } : {}), ...(command.customerId ? { customerId: command.customerId } : {}) };
 }
 
 function parseReturnUrl(value: string): string {
@@ -117,6 +119,7 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     createdAt: ctx.now,
     expiresAt: command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS),
     checkoutToken: ctx.checkoutToken,
+    customerId: command.customerId ?? null,
     version: 1,
     ...(ctx.paymentLinkId ? { paymentLinkId: ctx.paymentLinkId } : {}),
   };

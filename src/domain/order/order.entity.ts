@@ -47,6 +47,8 @@ export interface Order {
   readonly expiresAt: Date;
   /** Proof, sent by the checkout page as a header, that a call comes from the page (CSRF protection). */
   readonly checkoutToken: string;
+  /** The merchant's customer (cus_…) the order names; absent or null when none. */
+  readonly customerId?: string | null;
   /** Incremented on every state change; the sequence number of the order's latest event. */
   readonly version: number;
   /** The payment link ("plink_…") that created the order; absent or null when none did. */

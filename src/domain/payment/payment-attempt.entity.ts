@@ -51,6 +51,8 @@ export interface PaymentAttempt {
   readonly challengeTestCode: string | null;
   /** The customer's network address as counted for card-testing limits (an IPv6 address by its /64); null for server-side payments. */
   readonly clientAddress: string | null;
+  /** The vaulted card (card_…) this attempt charged; null or absent when the card was typed (or no card). */
+  readonly savedCardId?: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

@@ -68,7 +68,7 @@ export interface NewPayment {
   readonly route: string;
   readonly submissionId: string | null;
   readonly clientAddress: string | null;
-  readonly card: { readonly brand: CardBrand; readonly last4: string } | undefined;
+  readonly card: { readonly brand: CardBrand; readonly last4: string; readonly savedCardId?: string | undefined } | undefined;
   readonly now: Date;
 }
 
@@ -108,6 +108,7 @@ export function startPayment(input: NewPayment): PaymentChange {
     cancellationReason: null,
     challengeTestCode: null,
     clientAddress: input.clientAddress,
+    savedCardId: input.card?.savedCardId ?? null,
     createdAt: input.now,
     updatedAt: input.now,
   };

@@ -55,7 +55,13 @@ export type DomainErrorCode =
   | 'evidence.field_invalid'
   | 'subscription.schedule_invalid'
   | 'subscription.state_invalid'
-  | 'test_clock.invalid';
+  | 'test_clock.invalid'
+  | 'customer.field_invalid'
+  | 'customer.metadata_invalid'
+  | 'vault.card_declined'
+  | 'vault.card_limit_reached'
+  | 'vault.token_invalid'
+  | 'vault.unavailable';
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

@@ -12,6 +12,8 @@ import type { CaptureRequests } from '../capture/capture-request.port.ts';
 import type { DisputeRepository } from '../dispute/dispute-repository.port.ts';
 import type { EvidenceRepository } from '../dispute/evidence-repository.port.ts';
 import type { PaymentLinkRepository } from '../payment-link/payment-link-repository.port.ts';
+import type { CustomerRepository } from '../customer/customer-repository.port.ts';
+import type { CardVault } from '../vault/card-vault.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and
@@ -30,6 +32,9 @@ export interface TransactionScope {
   readonly evidence: EvidenceRepository;
   /** Payment links: locked by a payment that starts on one of their orders, counted when it is paid. */
   readonly links: PaymentLinkRepository;
+  readonly customers: CustomerRepository;
+  /** Vaulted cards, card tokens and fingerprint secrets, sealed. */
+  readonly vault: CardVault;
   readonly merchants: MerchantReader;
   readonly endpoints: WebhookEndpointRepository;
   readonly deliveries: WebhookDeliveryQueue;

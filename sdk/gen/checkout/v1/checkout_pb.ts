@@ -4,6 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { SavedCard } from "./customer_pb.ts";
+import { file_checkout_v1_customer } from "./customer_pb.ts";
 import { file_checkout_v1_field_options } from "./field_options_pb.ts";
 import type { Order } from "./order_pb.ts";
 import { file_checkout_v1_order } from "./order_pb.ts";
@@ -15,7 +17,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/checkout.proto.
  */
 export const file_checkout_v1_checkout: GenFile = /*@__PURE__*/
-  fileDesc("ChpjaGVja291dC92MS9jaGVja291dC5wcm90bxILY2hlY2tvdXQudjEiggEKGEJhbmtUcmFuc2Zlckluc3RydWN0aW9ucxIMCgRpYmFuGAEgASgJEgsKA2JpYxgCIAEoCRIWCg5hY2NvdW50X2hvbGRlchgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSDgoGYW1vdW50GAUgASgDEhAKCGN1cnJlbmN5GAYgASgJIm4KB1JlY2VpcHQSDgoGbWV0aG9kGAEgASgJEhIKCmNhcmRfYnJhbmQYAiABKAkSEgoKY2FyZF9sYXN0NBgDIAEoCRIrCgdwYWlkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKvAwoIQ2hlY2tvdXQSEwoLY2hlY2tvdXRfaWQYASABKAkSFQoNbWVyY2hhbnRfbmFtZRgCIAEoCRIhCgVvcmRlchgDIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyEisKB21ldGhvZHMYBCADKA4yGi5jaGVja291dC52MS5QYXltZW50TWV0aG9kEjwKDWJhbmtfdHJhbnNmZXIYBSABKAsyJS5jaGVja291dC52MS5CYW5rVHJhbnNmZXJJbnN0cnVjdGlvbnMSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcmVjZWlwdBgHIAEoCzIULmNoZWNrb3V0LnYxLlJlY2VpcHQSHAoUbGFzdF9mYWlsdXJlX21lc3NhZ2UYCCABKAkSGgoSYXR0ZW1wdHNfcmVtYWluaW5nGAkgASgFEhIKCnJldHVybl91cmwYCiABKAkSFgoOY2hlY2tvdXRfdG9rZW4YCyABKAkSEQoJdGVzdF9tb2RlGAwgASgIEhkKEWxhc3RfZmFpbHVyZV9jb2RlGA0gASgJIi8KEkdldENoZWNrb3V0UmVxdWVzdBIZCgtjaGVja291dF9pZBgBIAEoCUIEwPMYASI+ChNHZXRDaGVja291dFJlc3BvbnNlEicKCGNoZWNrb3V0GAEgASgLMhUuY2hlY2tvdXQudjEuQ2hlY2tvdXQiXQoLQ2FyZERldGFpbHMSDgoGbnVtYmVyGAEgASgJEhEKCWV4cF9tb250aBgCIAEoBRIQCghleHBfeWVhchgDIAEoBRILCgNjdmMYBCABKAkSDAoEbmFtZRgFIAEoCSJ0ChhTdWJtaXRDYXJkUGF5bWVudFJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESFQoNc3VibWlzc2lvbl9pZBgCIAEoCRImCgRjYXJkGAMgASgLMhguY2hlY2tvdXQudjEuQ2FyZERldGFpbHMicwodQ29tcGxldGVBdXRoZW50aWNhdGlvblJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESGAoKYXR0ZW1wdF9pZBgCIAEoCUIEwPMYARIMCgRjb2RlGAMgASgJEg8KB2FiYW5kb24YBCABKAgiTgoaU3VibWl0V2FsbGV0UGF5bWVudFJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESFQoNc3VibWlzc2lvbl9pZBgCIAEoCSJOChdBdXRoZW50aWNhdGlvbkNoYWxsZW5nZRISCgphdHRlbXB0X2lkGAEgASgJEgwKBGhpbnQYAiABKAkSEQoJdGVzdF9jb2RlGAMgASgJIsUBCg5QYXltZW50T3V0Y29tZRIqCgZzdGF0dXMYASABKA4yGi5jaGVja291dC52MS5QYXltZW50U3RhdHVzEicKCGNoZWNrb3V0GAIgASgLMhUuY2hlY2tvdXQudjEuQ2hlY2tvdXQSNwoJY2hhbGxlbmdlGAMgASgLMiQuY2hlY2tvdXQudjEuQXV0aGVudGljYXRpb25DaGFsbGVuZ2USFAoMZGVjbGluZV9jb2RlGAQgASgJEg8KB21lc3NhZ2UYBSABKAkiSQoZU3VibWl0Q2FyZFBheW1lbnRSZXNwb25zZRIsCgdvdXRjb21lGAEgASgLMhsuY2hlY2tvdXQudjEuUGF5bWVudE91dGNvbWUiTgoeQ29tcGxldGVBdXRoZW50aWNhdGlvblJlc3BvbnNlEiwKB291dGNvbWUYASABKAsyGy5jaGVja291dC52MS5QYXltZW50T3V0Y29tZSJLChtTdWJtaXRXYWxsZXRQYXltZW50UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lKoUBCg1QYXltZW50TWV0aG9kEh4KGlBBWU1FTlRfTUVUSE9EX1VOU1BFQ0lGSUVEEAASFwoTUEFZTUVOVF9NRVRIT0RfQ0FSRBABEhkKFVBBWU1FTlRfTUVUSE9EX1dBTExFVBACEiAKHFBBWU1FTlRfTUVUSE9EX0JBTktfVFJBTlNGRVIQAyqUAQoNUGF5bWVudFN0YXR1cxIeChpQQVlNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGFBBWU1FTlRfU1RBVFVTX1NVQ0NFRURFRBABEioKJlBBWU1FTlRfU1RBVFVTX1JFUVVJUkVTX0FVVEhFTlRJQ0FUSU9OEAISGQoVUEFZTUVOVF9TVEFUVVNfRkFJTEVEEAMyqQMKD0NoZWNrb3V0U2VydmljZRJVCgtHZXRDaGVja291dBIfLmNoZWNrb3V0LnYxLkdldENoZWNrb3V0UmVxdWVzdBogLmNoZWNrb3V0LnYxLkdldENoZWNrb3V0UmVzcG9uc2UiA5ACARJiChFTdWJtaXRDYXJkUGF5bWVudBIlLmNoZWNrb3V0LnYxLlN1Ym1pdENhcmRQYXltZW50UmVxdWVzdBomLmNoZWNrb3V0LnYxLlN1Ym1pdENhcmRQYXltZW50UmVzcG9uc2UScQoWQ29tcGxldGVBdXRoZW50aWNhdGlvbhIqLmNoZWNrb3V0LnYxLkNvbXBsZXRlQXV0aGVudGljYXRpb25SZXF1ZXN0GisuY2hlY2tvdXQudjEuQ29tcGxldGVBdXRoZW50aWNhdGlvblJlc3BvbnNlEmgKE1N1Ym1pdFdhbGxldFBheW1lbnQSJy5jaGVja291dC52MS5TdWJtaXRXYWxsZXRQYXltZW50UmVxdWVzdBooLmNoZWNrb3V0LnYxLlN1Ym1pdFdhbGxldFBheW1lbnRSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
+  fileDesc("ChpjaGVja291dC92MS9jaGVja291dC5wcm90bxILY2hlY2tvdXQudjEiggEKGEJhbmtUcmFuc2Zlckluc3RydWN0aW9ucxIMCgRpYmFuGAEgASgJEgsKA2JpYxgCIAEoCRIWCg5hY2NvdW50X2hvbGRlchgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSDgoGYW1vdW50GAUgASgDEhAKCGN1cnJlbmN5GAYgASgJIm4KB1JlY2VpcHQSDgoGbWV0aG9kGAEgASgJEhIKCmNhcmRfYnJhbmQYAiABKAkSEgoKY2FyZF9sYXN0NBgDIAEoCRIrCgdwYWlkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLzAwoIQ2hlY2tvdXQSEwoLY2hlY2tvdXRfaWQYASABKAkSFQoNbWVyY2hhbnRfbmFtZRgCIAEoCRIhCgVvcmRlchgDIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyEisKB21ldGhvZHMYBCADKA4yGi5jaGVja291dC52MS5QYXltZW50TWV0aG9kEjwKDWJhbmtfdHJhbnNmZXIYBSABKAsyJS5jaGVja291dC52MS5CYW5rVHJhbnNmZXJJbnN0cnVjdGlvbnMSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcmVjZWlwdBgHIAEoCzIULmNoZWNrb3V0LnYxLlJlY2VpcHQSHAoUbGFzdF9mYWlsdXJlX21lc3NhZ2UYCCABKAkSGgoSYXR0ZW1wdHNfcmVtYWluaW5nGAkgASgFEhIKCnJldHVybl91cmwYCiABKAkSFgoOY2hlY2tvdXRfdG9rZW4YCyABKAkSEQoJdGVzdF9tb2RlGAwgASgIEhkKEWxhc3RfZmFpbHVyZV9jb2RlGA0gASgJEisKC3NhdmVkX2NhcmRzGA4gAygLMhYuY2hlY2tvdXQudjEuU2F2ZWRDYXJkEhUKDWNhbl9zYXZlX2NhcmQYDyABKAgiLwoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBIj4KE0dldENoZWNrb3V0UmVzcG9uc2USJwoIY2hlY2tvdXQYASABKAsyFS5jaGVja291dC52MS5DaGVja291dCJdCgtDYXJkRGV0YWlscxIOCgZudW1iZXIYASABKAkSEQoJZXhwX21vbnRoGAIgASgFEhAKCGV4cF95ZWFyGAMgASgFEgsKA2N2YxgEIAEoCRIMCgRuYW1lGAUgASgJIocBChhTdWJtaXRDYXJkUGF5bWVudFJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESFQoNc3VibWlzc2lvbl9pZBgCIAEoCRImCgRjYXJkGAMgASgLMhguY2hlY2tvdXQudjEuQ2FyZERldGFpbHMSEQoJc2F2ZV9jYXJkGAQgASgIImgKHVN1Ym1pdFNhdmVkQ2FyZFBheW1lbnRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhUKDXN1Ym1pc3Npb25faWQYAiABKAkSFQoHY2FyZF9pZBgDIAEoCUIEwPMYASJOCh5TdWJtaXRTYXZlZENhcmRQYXltZW50UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lInMKHUNvbXBsZXRlQXV0aGVudGljYXRpb25SZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhgKCmF0dGVtcHRfaWQYAiABKAlCBMDzGAESDAoEY29kZRgDIAEoCRIPCgdhYmFuZG9uGAQgASgIIk4KGlN1Ym1pdFdhbGxldFBheW1lbnRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhUKDXN1Ym1pc3Npb25faWQYAiABKAkiTgoXQXV0aGVudGljYXRpb25DaGFsbGVuZ2USEgoKYXR0ZW1wdF9pZBgBIAEoCRIMCgRoaW50GAIgASgJEhEKCXRlc3RfY29kZRgDIAEoCSLFAQoOUGF5bWVudE91dGNvbWUSKgoGc3RhdHVzGAEgASgOMhouY2hlY2tvdXQudjEuUGF5bWVudFN0YXR1cxInCghjaGVja291dBgCIAEoCzIVLmNoZWNrb3V0LnYxLkNoZWNrb3V0EjcKCWNoYWxsZW5nZRgDIAEoCzIkLmNoZWNrb3V0LnYxLkF1dGhlbnRpY2F0aW9uQ2hhbGxlbmdlEhQKDGRlY2xpbmVfY29kZRgEIAEoCRIPCgdtZXNzYWdlGAUgASgJIkkKGVN1Ym1pdENhcmRQYXltZW50UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lIk4KHkNvbXBsZXRlQXV0aGVudGljYXRpb25SZXNwb25zZRIsCgdvdXRjb21lGAEgASgLMhsuY2hlY2tvdXQudjEuUGF5bWVudE91dGNvbWUiSwobU3VibWl0V2FsbGV0UGF5bWVudFJlc3BvbnNlEiwKB291dGNvbWUYASABKAsyGy5jaGVja291dC52MS5QYXltZW50T3V0Y29tZSqFAQoNUGF5bWVudE1ldGhvZBIeChpQQVlNRU5UX01FVEhPRF9VTlNQRUNJRklFRBAAEhcKE1BBWU1FTlRfTUVUSE9EX0NBUkQQARIZChVQQVlNRU5UX01FVEhPRF9XQUxMRVQQAhIgChxQQVlNRU5UX01FVEhPRF9CQU5LX1RSQU5TRkVSEAMqlAEKDVBheW1lbnRTdGF0dXMSHgoaUEFZTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhQQVlNRU5UX1NUQVRVU19TVUNDRUVERUQQARIqCiZQQVlNRU5UX1NUQVRVU19SRVFVSVJFU19BVVRIRU5USUNBVElPThACEhkKFVBBWU1FTlRfU1RBVFVTX0ZBSUxFRBADMpwECg9DaGVja291dFNlcnZpY2USVQoLR2V0Q2hlY2tvdXQSHy5jaGVja291dC52MS5HZXRDaGVja291dFJlcXVlc3QaIC5jaGVja291dC52MS5HZXRDaGVja291dFJlc3BvbnNlIgOQAgESYgoRU3VibWl0Q2FyZFBheW1lbnQSJS5jaGVja291dC52MS5TdWJtaXRDYXJkUGF5bWVudFJlcXVlc3QaJi5jaGVja291dC52MS5TdWJtaXRDYXJkUGF5bWVudFJlc3BvbnNlEnEKFkNvbXBsZXRlQXV0aGVudGljYXRpb24SKi5jaGVja291dC52MS5Db21wbGV0ZUF1dGhlbnRpY2F0aW9uUmVxdWVzdBorLmNoZWNrb3V0LnYxLkNvbXBsZXRlQXV0aGVudGljYXRpb25SZXNwb25zZRJoChNTdWJtaXRXYWxsZXRQYXltZW50EicuY2hlY2tvdXQudjEuU3VibWl0V2FsbGV0UGF5bWVudFJlcXVlc3QaKC5jaGVja291dC52MS5TdWJtaXRXYWxsZXRQYXltZW50UmVzcG9uc2UScQoWU3VibWl0U2F2ZWRDYXJkUGF5bWVudBIqLmNoZWNrb3V0LnYxLlN1Ym1pdFNhdmVkQ2FyZFBheW1lbnRSZXF1ZXN0GisuY2hlY2tvdXQudjEuU3VibWl0U2F2ZWRDYXJkUGF5bWVudFJlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_customer, file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
 
 /**
  * BankTransferInstructions tell the customer where to send a transfer.
@@ -187,6 +189,20 @@ export type Checkout = Message<"checkout.v1.Checkout"> & {
    * @generated from field: string last_failure_code = 13;
    */
   lastFailureCode: string;
+
+  /**
+   * When the order names a customer: that customer's saved cards (brand, last four, expiry).
+   *
+   * @generated from field: repeated checkout.v1.SavedCard saved_cards = 14;
+   */
+  savedCards: SavedCard[];
+
+  /**
+   * True when the order names a customer: the page offers "save this card".
+   *
+   * @generated from field: bool can_save_card = 15;
+   */
+  canSaveCard: boolean;
 };
 
 /**
@@ -290,6 +306,13 @@ export type SubmitCardPaymentRequest = Message<"checkout.v1.SubmitCardPaymentReq
    * @generated from field: checkout.v1.CardDetails card = 3;
    */
   card?: CardDetails | undefined;
+
+  /**
+   * Vault the card for the order's customer once the payment succeeds (needs can_save_card).
+   *
+   * @generated from field: bool save_card = 4;
+   */
+  saveCard: boolean;
 };
 
 /**
@@ -298,6 +321,52 @@ export type SubmitCardPaymentRequest = Message<"checkout.v1.SubmitCardPaymentReq
  */
 export const SubmitCardPaymentRequestSchema: GenMessage<SubmitCardPaymentRequest> = /*@__PURE__*/
   messageDesc(file_checkout_v1_checkout, 6);
+
+/**
+ * @generated from message checkout.v1.SubmitSavedCardPaymentRequest
+ */
+export type SubmitSavedCardPaymentRequest = Message<"checkout.v1.SubmitSavedCardPaymentRequest"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string submission_id = 2;
+   */
+  submissionId: string;
+
+  /**
+   * One of the checkout's saved_cards.
+   *
+   * @generated from field: string card_id = 3;
+   */
+  cardId: string;
+};
+
+/**
+ * Describes the message checkout.v1.SubmitSavedCardPaymentRequest.
+ * Use `create(SubmitSavedCardPaymentRequestSchema)` to create a new message.
+ */
+export const SubmitSavedCardPaymentRequestSchema: GenMessage<SubmitSavedCardPaymentRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_checkout, 7);
+
+/**
+ * @generated from message checkout.v1.SubmitSavedCardPaymentResponse
+ */
+export type SubmitSavedCardPaymentResponse = Message<"checkout.v1.SubmitSavedCardPaymentResponse"> & {
+  /**
+   * @generated from field: checkout.v1.PaymentOutcome outcome = 1;
+   */
+  outcome?: PaymentOutcome | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.SubmitSavedCardPaymentResponse.
+ * Use `create(SubmitSavedCardPaymentResponseSchema)` to create a new message.
+ */
+export const SubmitSavedCardPaymentResponseSchema: GenMessage<SubmitSavedCardPaymentResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_checkout, 8);
 
 /**
  * @generated from message checkout.v1.CompleteAuthenticationRequest
@@ -333,7 +402,7 @@ export type CompleteAuthenticationRequest = Message<"checkout.v1.CompleteAuthent
  * Use `create(CompleteAuthenticationRequestSchema)` to create a new message.
  */
 export const CompleteAuthenticationRequestSchema: GenMessage<CompleteAuthenticationRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 7);
+  messageDesc(file_checkout_v1_checkout, 9);
 
 /**
  * @generated from message checkout.v1.SubmitWalletPaymentRequest
@@ -355,7 +424,7 @@ export type SubmitWalletPaymentRequest = Message<"checkout.v1.SubmitWalletPaymen
  * Use `create(SubmitWalletPaymentRequestSchema)` to create a new message.
  */
 export const SubmitWalletPaymentRequestSchema: GenMessage<SubmitWalletPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 8);
+  messageDesc(file_checkout_v1_checkout, 10);
 
 /**
  * The issuer's challenge, simulated in test mode.
@@ -389,7 +458,7 @@ export type AuthenticationChallenge = Message<"checkout.v1.AuthenticationChallen
  * Use `create(AuthenticationChallengeSchema)` to create a new message.
  */
 export const AuthenticationChallengeSchema: GenMessage<AuthenticationChallenge> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 9);
+  messageDesc(file_checkout_v1_checkout, 11);
 
 /**
  * @generated from message checkout.v1.PaymentOutcome
@@ -430,7 +499,7 @@ export type PaymentOutcome = Message<"checkout.v1.PaymentOutcome"> & {
  * Use `create(PaymentOutcomeSchema)` to create a new message.
  */
 export const PaymentOutcomeSchema: GenMessage<PaymentOutcome> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 10);
+  messageDesc(file_checkout_v1_checkout, 12);
 
 /**
  * @generated from message checkout.v1.SubmitCardPaymentResponse
@@ -447,7 +516,7 @@ export type SubmitCardPaymentResponse = Message<"checkout.v1.SubmitCardPaymentRe
  * Use `create(SubmitCardPaymentResponseSchema)` to create a new message.
  */
 export const SubmitCardPaymentResponseSchema: GenMessage<SubmitCardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 11);
+  messageDesc(file_checkout_v1_checkout, 13);
 
 /**
  * @generated from message checkout.v1.CompleteAuthenticationResponse
@@ -464,7 +533,7 @@ export type CompleteAuthenticationResponse = Message<"checkout.v1.CompleteAuthen
  * Use `create(CompleteAuthenticationResponseSchema)` to create a new message.
  */
 export const CompleteAuthenticationResponseSchema: GenMessage<CompleteAuthenticationResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 12);
+  messageDesc(file_checkout_v1_checkout, 14);
 
 /**
  * @generated from message checkout.v1.SubmitWalletPaymentResponse
@@ -481,7 +550,7 @@ export type SubmitWalletPaymentResponse = Message<"checkout.v1.SubmitWalletPayme
  * Use `create(SubmitWalletPaymentResponseSchema)` to create a new message.
  */
 export const SubmitWalletPaymentResponseSchema: GenMessage<SubmitWalletPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 13);
+  messageDesc(file_checkout_v1_checkout, 15);
 
 /**
  * PaymentMethod names a way to pay that a merchant can switch on.
@@ -620,6 +689,17 @@ export const CheckoutService: GenService<{
     methodKind: "unary";
     input: typeof SubmitWalletPaymentRequestSchema;
     output: typeof SubmitWalletPaymentResponseSchema;
+  },
+  /**
+   * SubmitSavedCardPayment pays with one of the order's customer's saved cards
+   * (one click); a card whose issuer asks for 3-D Secure is challenged again.
+   *
+   * @generated from rpc checkout.v1.CheckoutService.SubmitSavedCardPayment
+   */
+  submitSavedCardPayment: {
+    methodKind: "unary";
+    input: typeof SubmitSavedCardPaymentRequestSchema;
+    output: typeof SubmitSavedCardPaymentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_checkout_v1_checkout, 0);

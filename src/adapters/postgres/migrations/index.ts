@@ -16,6 +16,7 @@ import * as disputes from './014-disputes.ts';
 import * as ledgerSealed from './015-ledger-sealed.ts';
 import * as captureRequests from './016-capture-requests.ts';
 import * as paymentLinks from './017-payment-links.ts';
+import * as customersVault from './018-customers-vault.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -36,6 +37,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['015-ledger-sealed', ledgerSealed],
   ['016-capture-requests', captureRequests],
   ['017-payment-links', paymentLinks],
+  ['018-customers-vault', customersVault],
 ];
 
 /**

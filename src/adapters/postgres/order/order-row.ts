@@ -29,6 +29,8 @@ export interface OrderRow {
   checkout_token: string;
   /** Absent in snapshots stored before payment links existed. */
   payment_link_id?: string | null;
+  /** Absent in snapshots stored before customers existed. */
+  customer_id?: string | null;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'authorized', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
@@ -58,6 +60,7 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     expires_at: order.expiresAt,
     checkout_token: order.checkoutToken,
     payment_link_id: order.paymentLinkId ?? null,
+    customer_id: order.customerId ?? null,
   };
 }
 
@@ -91,6 +94,7 @@ export function rowToOrder(row: OrderRow): Order {
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     checkoutToken: row.checkout_token,
+    customerId: row.customer_id ?? null,
     version: row.version,
     paymentLinkId: row.payment_link_id ?? null,
   };

@@ -31,6 +31,7 @@ const ORDER_COLUMNS = [
   ['checkout_token', 'text'],
   ['capture_method', 'text'],
   ['payment_link_id', 'text'],
+  ['customer_id', 'text'],
 ] as const;
 const EVENT_COLUMNS = [
   ['id', 'text'],

@@ -45,6 +45,7 @@ interface AttemptRow {
   cancellation_reason: string | null;
   challenge_test_code: string | null;
   client_address: string | null;
+  saved_card_id?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -107,6 +108,7 @@ function attemptToRow(a: PaymentAttempt): AttemptRow {
     cancellation_reason: a.cancellationReason,
     challenge_test_code: a.challengeTestCode,
     client_address: a.clientAddress,
+    saved_card_id: a.savedCardId ?? null,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
   };
@@ -132,6 +134,7 @@ function rowToAttempt(r: AttemptRow): PaymentAttempt {
     cancellationReason: r.cancellation_reason as CancellationReason | null,
     challengeTestCode: r.challenge_test_code,
     clientAddress: r.client_address,
+    savedCardId: r.saved_card_id ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -1,0 +1,165 @@
+import { create, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  CreateCardRequestSchema,
+  CreateCardResponseSchema,
+  CreateCardTokenRequestSchema,
+  CreateCardTokenResponseSchema,
+  CreateCustomerRequestSchema,
+  CreateCustomerResponseSchema,
+  DeleteCardRequestSchema,
+  DeleteCardResponseSchema,
+  DeleteCustomerRequestSchema,
+  DeleteCustomerResponseSchema,
+  GetCardResponseSchema,
+  GetCustomerResponseSchema,
+  ListCardsResponseSchema,
+  ListCustomersResponseSchema,
+  UpdateCustomerRequestSchema,
+  UpdateCustomerResponseSchema,
+  type CustomerService,
+  type VaultCardDetails,
+} from '../../gen/checkout/v1/customer_pb.ts';
+import { CUSTOMER_ID_PREFIX, newCustomer, parseCustomerFields, updateCustomer, type Customer } from '../../domain/customer/customer.entity.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import { parseCard, type Card } from '../../domain/payment/card.ts';
+import { invalid } from '../../domain/shared/domain-error.ts';
+import type { CustomerRepository } from '../../ports/customer/customer-repository.port.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
+import type { TransactionScope } from '../../ports/shared/unit-of-work.port.ts';
+import type { CardVault } from '../../ports/vault/card-vault.port.ts';
+import type { Idempotent } from '../idempotency/idempotent.ts';
+import type { Authenticate } from '../merchant/authenticate.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../order/list-orders.ts';
+import { ApplicationError } from '../shared/application-error.ts';
+import { cardNotFound, type CardVaultUseCases } from '../vault/card-vault-use-cases.ts';
+import { cardTokenToProto, customerToProto, savedCardToProto } from './customer-mapper.ts';
+
+/** What the customer service runs on. */
+export interface CustomerServiceDeps {
+  readonly authenticate: Authenticate;
+  readonly idempotent: Idempotent;
+  readonly customers: CustomerRepository;
+  /** Reads of cards outside a transaction. */
+  readonly cards: CardVault;
+  readonly vault: CardVaultUseCases;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+}
+
+/** The error of a customer id that is not the caller's (or is deleted). */
+export function customerNotFound(id: string): ApplicationError {
+  return new ApplicationError('customer.not_found', `No such customer: "${id.slice(0, 60)}".`, 'id');
+}
+
+/** Validates raw card fields (parseCard's rules: Luhn, expiry, CVC length, name). */
+function cardOf(details: VaultCardDetails | undefined, now: Date): Card {
+  return parseCard({ number: details?.number ?? '', expMonth: details?.expMonth ?? 0, expYear: details?.expYear ?? 0, cvc: details?.cvc ?? '', name: details?.name ?? '' }, now);
+}
+
+/**
+ * The request an Idempotency-Key's fingerprint is taken of, for calls that carry card fields: the
+ * number cut to its last four digits and the CVC left out, since the fingerprint is a plain hash
+ * stored for 24 hours (PCI DSS 3.5.1.1 allows only keyed hashes of a number).
+ */
+function withoutCardSecrets<T extends { card?: VaultCardDetails | undefined }>(request: T): T {
+  if (!request.card) return request;
+  return { ...request, card: { ...request.card, number: request.card.number.replace(/[\s-]/g, '').slice(-4), cvc: '' } };
+}
+
+/** Implements checkout.v1.CustomerService: customers, their vaulted cards, and card tokens. */
+export function createCustomerService(deps: CustomerServiceDeps): ServiceImpl<typeof CustomerService> {
+  const secret = (ctx: HandlerContext) => deps.authenticate(ctx, 'secret');
+  const keyed = <I extends DescMessage, O extends DescMessage>(
+    ctx: HandlerContext,
+    operation: string,
+    input: I,
+    request: MessageShape<I>,
+    output: O,
+    fn: (scope: Scope, tx: TransactionScope) => Promise<MessageShape<O>>,
+  ) => secret(ctx).then((scope) => deps.idempotent(ctx, scope, { operation, input, request: withoutCardSecrets(request as { card?: VaultCardDetails }) as MessageShape<I>, output }, (tx) => fn(scope, tx)));
+  const found = async (scope: Scope, id: string, customers: CustomerRepository = deps.customers): Promise<Customer> => {
+    const customer = id.startsWith(CUSTOMER_ID_PREFIX) ? await customers.findById(scope, id) : undefined;
+    if (!customer) throw customerNotFound(id);
+    return customer;
+  };
+  const locked = async (tx: TransactionScope, scope: Scope, id: string): Promise<Customer> => {
+    const customer = id.startsWith(CUSTOMER_ID_PREFIX) ? await tx.customers.lock(scope, id) : undefined;
+    if (!customer) throw customerNotFound(id);
+    return customer;
+  };
+
+  return {
+    createCustomer: (req, ctx) =>
+      keyed(ctx, 'customers.create', CreateCustomerRequestSchema, req, CreateCustomerResponseSchema, async (scope, tx) => {
+        const fields = parseCustomerFields({ email: req.email || undefined, name: req.name || undefined, reference: req.reference || undefined, metadata: req.metadata });
+        const customer = newCustomer({ id: deps.ids.newId(CUSTOMER_ID_PREFIX), merchantId: scope.merchantId, livemode: scope.livemode, fields, now: deps.clock.now() });
+        await tx.customers.insert(customer);
+        return create(CreateCustomerResponseSchema, { customer: customerToProto(customer) });
+      }),
+    getCustomer: async (req, ctx) => create(GetCustomerResponseSchema, { customer: customerToProto(await found(await secret(ctx), req.id)) }),
+    listCustomers: async (req, ctx) => {
+      const scope = await secret(ctx);
+      const limit = req.limit === 0 ? DEFAULT_LIST_LIMIT : req.limit;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
+      const page = await deps.customers.list(scope, { limit, startingAfter: req.startingAfter, email: req.email });
+      return create(ListCustomersResponseSchema, { customers: page.customers.map(customerToProto), hasMore: page.hasMore });
+    },
+    updateCustomer: (req, ctx) =>
+      keyed(ctx, 'customers.update', UpdateCustomerRequestSchema, req, UpdateCustomerResponseSchema, async (scope, tx) => {
+        const current = await locked(tx, scope, req.id);
+        const changes = parseCustomerFields({ email: req.email, name: req.name, reference: req.reference, metadata: Object.keys(req.metadata).length ? req.metadata : undefined });
+        const updated = updateCustomer(current, changes, deps.clock.now());
+        await tx.customers.update(updated);
+        return create(UpdateCustomerResponseSchema, { customer: customerToProto(updated) });
+      }),
+    deleteCustomer: (req, ctx) =>
+      keyed(ctx, 'customers.delete', DeleteCustomerRequestSchema, req, DeleteCustomerResponseSchema, async (scope, tx) => {
+        await locked(tx, scope, req.id);
+        // Erased, not flagged: the rows holding the sealed numbers go with the customer's fields.
+        const cardsErased = await tx.vault.deleteCardsOf(req.id);
+        await tx.customers.markDeleted(scope, req.id, deps.clock.now());
+        return create(DeleteCustomerResponseSchema, { id: req.id, cardsErased });
+      }),
+    createCard: (req, ctx) =>
+      keyed(ctx, 'customers.cards.create', CreateCardRequestSchema, req, CreateCardResponseSchema, async (scope, tx) => {
+        await locked(tx, scope, req.customerId);
+        if (req.card && req.token) throw invalid('request.parameter_invalid', 'token', 'Send either card (raw card fields) or token, not both.');
+        let card: Card;
+        if (req.token) card = await deps.vault.takeToken(tx, scope, req.token);
+        else if (req.card) card = cardOf(req.card, deps.clock.now());
+        else throw invalid('request.parameter_missing', 'token', 'Send token (tok_… from POST /v1/tokens, preferred) or card (raw card fields, PCI-compliant servers only).');
+        const saved = await deps.vault.vaultCard(tx, scope, req.customerId, { kind: 'verify', card });
+        return create(CreateCardResponseSchema, { card: savedCardToProto(saved) });
+      }),
+    getCard: async (req, ctx) => {
+      const scope = await secret(ctx);
+      await found(scope, req.customerId);
+      const card = await deps.cards.findCard(scope, req.customerId, req.cardId);
+      if (!card) throw cardNotFound(req.cardId, 'card_id');
+      return create(GetCardResponseSchema, { card: savedCardToProto(card) });
+    },
+    listCards: async (req, ctx) => {
+      const scope = await secret(ctx);
+      await found(scope, req.customerId);
+      return create(ListCardsResponseSchema, { cards: (await deps.cards.listCards(scope, req.customerId)).map(savedCardToProto) });
+    },
+    deleteCard: (req, ctx) =>
+      keyed(ctx, 'customers.cards.delete', DeleteCardRequestSchema, req, DeleteCardResponseSchema, async (scope, tx) => {
+        await locked(tx, scope, req.customerId);
+        if (!(await tx.vault.deleteCard(scope, req.customerId, req.cardId))) throw cardNotFound(req.cardId, 'card_id');
+        return create(DeleteCardResponseSchema, { id: req.cardId });
+      }),
+    createCardToken: async (req, ctx) => {
+      // A publishable key is enough: this is the call a browser or app makes.
+      const scope = await deps.authenticate(ctx, 'publishable');
+      const call = { operation: 'tokens.create', input: CreateCardTokenRequestSchema, request: withoutCardSecrets(req), output: CreateCardTokenResponseSchema };
+      return deps.idempotent(ctx, scope, call, async (tx) => {
+        if (!req.card) throw invalid('request.parameter_missing', 'card', 'card is required: number, exp_month, exp_year, cvc and name.');
+        const token = await deps.vault.createToken(tx, scope, cardOf(req.card, deps.clock.now()));
+        return create(CreateCardTokenResponseSchema, { token: cardTokenToProto(token) });
+      });
+    },
+  };
+}

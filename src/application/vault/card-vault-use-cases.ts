@@ -1,0 +1,190 @@
+import type { Scope } from '../../domain/merchant/caller.ts';
+import type { Card } from '../../domain/payment/card.ts';
+import { DECLINES } from '../../domain/payment/decline-code.ts';
+import { DomainError } from '../../domain/shared/domain-error.ts';
+import {
+  CARD_ID_PREFIX,
+  MAX_CARDS_PER_CUSTOMER,
+  TOKEN_ID_PREFIX,
+  TOKEN_TTL_MS,
+  cardFromSecret,
+  decodeSecret,
+  encodeSecret,
+  refusesVaulting,
+  secretOf,
+  type CardToken,
+  type SavedCard,
+} from '../../domain/vault/saved-card.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
+import type { TransactionScope } from '../../ports/shared/unit-of-work.port.ts';
+import type { CardVault } from '../../ports/vault/card-vault.port.ts';
+import type { KeyRing, SealedSecret } from '../../ports/vault/key-ring.port.ts';
+import type { PaymentKit } from '../payment/payment-kit.ts';
+import { ApplicationError } from '../shared/application-error.ts';
+
+/** What the vault's use cases run on. */
+export interface CardVaultDeps {
+  readonly keys: KeyRing;
+  /** Reads outside any transaction (a charge's card). */
+  readonly reads: CardVault;
+  readonly kit: PaymentKit;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+}
+
+/** How a card reaches the vault: typed (its CVC to verify), or already authorized by a payment (saved once per customer). */
+export type VaultSource = { readonly kind: 'verify'; readonly card: Card } | { readonly kind: 'paid'; readonly card: Card };
+
+/** The vault's use cases, shared by the customer API, the tokenizer, the checkout page and charges. */
+export interface CardVaultUseCases {
+  /**
+   * Vaults a card for a customer the caller has locked in `tx`: the CVC checked with the issuer once
+   * (unless a payment just did), the number and name sealed, the fingerprint computed.
+   * @throws DomainError vault.card_declined, vault.card_limit_reached, vault.unavailable
+   */
+  vaultCard(tx: TransactionScope, scope: Scope, customerId: string, source: VaultSource): Promise<SavedCard>;
+  /** Creates a single-use token holding the card (CVC included, for its one use) for 10 minutes. */
+  createToken(tx: TransactionScope, scope: Scope, card: Card): Promise<CardToken>;
+  /**
+   * Takes a token for its one use: the card it holds, in memory.
+   * @throws DomainError vault.token_invalid when it is unknown, used, expired, or another merchant's or mode's
+   */
+  takeToken(tx: TransactionScope, scope: Scope, tokenId: string): Promise<Card>;
+  /** Keeps the card a checkout asked to save until its order is paid (no CVC). */
+  holdForOrder(tx: TransactionScope, scope: Scope, orderId: string, card: Card): Promise<void>;
+  /** The card an order's checkout asked to save, taken (undefined if none, or expired). */
+  takeHeldForOrder(tx: TransactionScope, orderId: string): Promise<Card | undefined>;
+  /** A saved card opened for one charge, with what every reader sees of it; undefined if not the customer's. */
+  openCard(scope: Scope, customerId: string, cardId: string): Promise<{ readonly saved: SavedCard; readonly card: Card } | undefined>;
+}
+
+/**
+ * Creates the vault's use cases. Live mode refuses to vault with a development key (the operator
+ * must configure VAULT_KEYS) and without a live acquirer to verify the card with.
+ */
+export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases {
+  const { keys } = deps;
+
+  function assertUsable(scope: Scope): void {
+    if (scope.livemode && !keys.configured) {
+      throw new DomainError('vault.unavailable', 'Live-mode cards cannot be vaulted: the operator has configured no vault key (VAULT_KEYS); see docs/recurring.md.');
+    }
+  }
+
+  async function fingerprint(tx: TransactionScope, merchantId: string, number: string): Promise<string> {
+    let sealed = await tx.vault.merchantSecret(merchantId);
+    sealed ??= await tx.vault.keepMerchantSecret(merchantId, keys.seal(keys.newSecret(), merchantId), deps.clock.now());
+    return keys.keyedHash(keys.open(sealed, merchantId), number);
+  }
+
+  /** A zero-amount authorization, released at once: what the issuer says of the card and its CVC. */
+  async function verify(tx: TransactionScope, scope: Scope, card: Card): Promise<void> {
+    const routes = deps.kit.routesOf(scope.livemode);
+    const refuse = (code: keyof typeof DECLINES) => {
+      throw new DomainError('vault.card_declined', `The card could not be verified: ${DECLINES[code].operatorMessage}`, 'card');
+    };
+    if (scope.livemode && (await deps.kit.deps.testCards.isTestCard(card.number))) refuse('test_card_in_live_mode');
+    if (!routes) throw new DomainError('vault.unavailable', 'Cards cannot be verified in this mode: no acquirer route is configured.');
+    const merchant = await deps.kit.merchantIn(tx, scope.merchantId);
+    const answer = await routes.primary.authorize({
+      attemptId: deps.ids.newId('ver_'),
+      merchantId: scope.merchantId,
+      livemode: scope.livemode,
+      amount: 0n,
+      currency: merchant.settlementCurrency,
+      card,
+    });
+    switch (answer.kind) {
+      case 'approved':
+      case 'authentication_required':
+        // Nothing to pay; a challenge is asked again when the card pays on the page (off-session, it declines).
+        // A failed release leaves a zero-amount hold that lapses by itself.
+        await routes.primary.void(answer.processorRef).catch((err: unknown) => deps.kit.deps.onBackgroundError(err));
+        return;
+      case 'declined':
+        if (refusesVaulting(answer.declineCode)) refuse(answer.declineCode);
+    }
+  }
+
+  function seal(secret: ReturnType<typeof secretOf>, context: string): SealedSecret {
+    return keys.seal(encodeSecret(secret), context);
+  }
+
+  const tokenOf = (scope: Scope, card: Card, now: Date): CardToken => ({
+    id: deps.ids.newId(TOKEN_ID_PREFIX),
+    merchantId: scope.merchantId,
+    livemode: scope.livemode,
+    brand: card.brand,
+    last4: card.last4,
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + TOKEN_TTL_MS),
+  });
+
+  return {
+    async vaultCard(tx, scope, customerId, source) {
+      assertUsable(scope);
+      const { card } = source;
+      if (source.kind === 'verify') await verify(tx, scope, card);
+      const existing = await tx.vault.listCards(scope, customerId);
+      const fingerprinted = await fingerprint(tx, scope.merchantId, card.number);
+      // The page saves a card once: paying again with a card the customer already keeps saves nothing new.
+      const same = existing.find((c) => c.fingerprint === fingerprinted && c.expMonth === card.expMonth && c.expYear === card.expYear);
+      if (source.kind === 'paid' && same) return same;
+      if (existing.length >= MAX_CARDS_PER_CUSTOMER) {
+        throw new DomainError('vault.card_limit_reached', `A customer may keep at most ${MAX_CARDS_PER_CUSTOMER} cards; delete one first.`);
+      }
+      const saved: SavedCard = {
+        id: deps.ids.newId(CARD_ID_PREFIX),
+        customerId,
+        merchantId: scope.merchantId,
+        livemode: scope.livemode,
+        brand: card.brand,
+        last4: card.last4,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+        fingerprint: fingerprinted,
+        createdAt: deps.clock.now(),
+      };
+      // The CVC is left out here, whatever the source: never stored after its check (PCI DSS 3.3.1).
+      await tx.vault.insertCard(saved, seal(secretOf(card, false), saved.id));
+      return saved;
+    },
+    async createToken(tx, scope, card) {
+      assertUsable(scope);
+      const now = deps.clock.now();
+      // Tokens nobody used are erased as new ones come; reads never see an expired one anyway.
+      await tx.vault.deleteExpiredTokens(now, 100);
+      const token = tokenOf(scope, card, now);
+      await tx.vault.insertToken(token, seal(secretOf(card, true), token.id));
+      return token;
+    },
+    async takeToken(tx, scope, tokenId) {
+      const taken = tokenId.startsWith(TOKEN_ID_PREFIX) ? await tx.vault.takeToken(scope, tokenId, deps.clock.now()) : undefined;
+      if (!taken) throw new DomainError('vault.token_invalid', `No usable token "${tokenId.slice(0, 40)}": a token works once, within 10 minutes, with the keys of the merchant and mode that made it.`, 'token');
+      return cardFromSecret(decodeSecret(keys.open(taken.sealed, taken.token.id)), taken.token);
+    },
+    async holdForOrder(tx, scope, orderId, card) {
+      assertUsable(scope);
+      const token = tokenOf(scope, card, deps.clock.now());
+      await tx.vault.insertToken(token, seal(secretOf(card, false), token.id), orderId);
+    },
+    async takeHeldForOrder(tx, orderId) {
+      const taken = await tx.vault.takeTokenOfOrder(orderId, deps.clock.now());
+      return taken ? cardFromSecret(decodeSecret(keys.open(taken.sealed, taken.token.id)), taken.token) : undefined;
+    },
+    async openCard(scope, customerId, cardId) {
+      if (!cardId.startsWith(CARD_ID_PREFIX)) return undefined;
+      const found = await deps.reads.findSealedCard(scope, customerId, cardId);
+      if (!found) return undefined;
+      return { saved: found.card, card: cardFromSecret(decodeSecret(keys.open(found.sealed, found.card.id)), found.card) };
+    },
+  };
+}
+
+/** The error of a card id that is not the customer's. */
+export function cardNotFound(cardId: string, param = 'card'): ApplicationError {
+  return new ApplicationError('vault.card_not_found', `No such card: "${cardId.slice(0, 60)}" (for this customer, merchant and mode).`, param);
+}
