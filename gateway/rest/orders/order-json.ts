@@ -27,6 +27,8 @@ export interface OrderJson {
   expires_at: string;
   livemode: boolean;
   payment_link: string | null;
+  subscription: string | null;
+  subscription_cycle: number | null;
   customer: string | null;
 }
 
@@ -115,6 +117,8 @@ export function orderJson(order: Order): OrderJson {
     expires_at: isoOf(order.expiresAt),
     livemode: order.livemode,
     payment_link: order.paymentLink ?? null,
+    subscription: order.subscription ?? null,
+    subscription_cycle: order.subscriptionCycle ?? null,
     customer: order.customer ?? null,
   };
 }

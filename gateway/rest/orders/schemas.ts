@@ -111,6 +111,8 @@ export const OrderSchema = Type.Object(
     created: IsoTime(),
     expires_at: IsoTime(),
     livemode: Type.Boolean(),
+    subscription: OrNull(Type.String({ pattern: '^sub_', description: 'The subscription whose cycle the order charges; null for other orders.' })),
+    subscription_cycle: OrNull(Type.Integer({ description: 'The cycle (1, 2, …) of the subscription the order charges.' })),
     payment_link: OrNull(Type.String({ pattern: '^plink_', description: 'The payment link that created the order (one order per customer who opened it); null for orders created through POST /v1/orders.' })),
     customer: OrNull(Type.String({ description: 'The customer (cus_…) the order names, or null.' })),
   },

@@ -1,3 +1,4 @@
+import { PostgresSubscriptionRepository, PostgresTestClockRepository } from './subscription/postgres-subscriptions.ts';
 import { PostgresCaptureRequests } from './capture/postgres-capture-requests.ts';
 import { PostgresPayoutRepository } from './payout/postgres-payouts.ts';
 import type { Knex } from 'knex';
@@ -42,6 +43,8 @@ export class PostgresUnitOfWork implements UnitOfWork {
             refunds: new PostgresRefundRepository(trx),
             payouts: new PostgresPayoutRepository(trx),
             captures: new PostgresCaptureRequests(trx),
+            subscriptions: new PostgresSubscriptionRepository(trx),
+            testClocks: new PostgresTestClockRepository(trx),
             disputes: new PostgresDisputeRepository(trx),
             evidence: new PostgresEvidenceRepository(trx),
             links: new PostgresPaymentLinkRepository(trx),

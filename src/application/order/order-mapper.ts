@@ -76,6 +76,8 @@ export function orderToProto(order: Order, attempts: readonly PaymentAttempt[] =
     // On the order, each dispute shows its submitted evidence only; GET /v1/disputes/:id shows the current.
     disputes: disputes.map((dispute) => disputeToProto(dispute, undefined)),
     paymentLink: order.paymentLinkId ?? undefined,
+    subscription: order.subscriptionId ?? undefined,
+    subscriptionCycle: order.subscriptionCycle ?? undefined,
     customer: order.customerId ?? undefined,
   });
 }

@@ -95,6 +95,7 @@ export function orderEventData(order: Order): { [key: string]: JsonValue } {
     created: order.createdAt.toISOString(),
     expires_at: order.expiresAt.toISOString(),
     ...(order.paymentLinkId ? { payment_link: order.paymentLinkId } : {}),
+    ...(order.subscriptionId ? { subscription: order.subscriptionId, subscription_cycle: order.subscriptionCycle ?? null } : {}),
     ...(order.customerId ? { customer: order.customerId } : {}),
   };
 }

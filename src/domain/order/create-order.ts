@@ -36,6 +36,8 @@ export interface CreateOrderContext {
   readonly now: Date;
   /** The payment link the order is created for, when a customer opened one. */
   readonly paymentLinkId?: string;
+  /** The subscription cycle the order charges, when a subscription made it. */
+  readonly subscription?: { readonly id: string; readonly cycle: number };
 }
 
 /** How long an order can be paid when the merchant does not say: 24 hours. */
@@ -122,6 +124,7 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     customerId: command.customerId ?? null,
     version: 1,
     ...(ctx.paymentLinkId ? { paymentLinkId: ctx.paymentLinkId } : {}),
+    ...(ctx.subscription ? { subscriptionId: ctx.subscription.id, subscriptionCycle: ctx.subscription.cycle } : {}),
   };
   const event: DomainEvent = orderEvent(order, 'order.created', orderEventData(order), { eventId: ctx.eventId, now: ctx.now });
   return { order, event };

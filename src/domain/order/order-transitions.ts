@@ -91,6 +91,7 @@ export function markPaid(order: Order, payment: { method: PaymentMethod; settlem
       ...(order.captureMethod === 'manual' ? { amount_captured: Number(captured) } : {}),
       // Only an order a payment link created names it, so that order.paid of other orders keeps its fields.
       ...(order.paymentLinkId ? { payment_link: order.paymentLinkId } : {}),
+      ...(order.subscriptionId ? { subscription: order.subscriptionId, subscription_cycle: order.subscriptionCycle ?? null } : {}),
     },
     ids,
   );

@@ -53,6 +53,9 @@ export interface Order {
   readonly version: number;
   /** The payment link ("plink_…") that created the order; absent or null when none did. */
   readonly paymentLinkId?: string | null;
+  /** The subscription ("sub_…") and its cycle (1, 2, …) the order charges; absent or null for other orders. */
+  readonly subscriptionId?: string | null;
+  readonly subscriptionCycle?: number | null;
 }
 
 /** Prefix of every order id. */

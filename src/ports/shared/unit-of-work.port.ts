@@ -9,6 +9,7 @@ import type { LedgerJournal } from '../ledger/ledger.port.ts';
 import type { RefundRepository } from '../refund/refund-repository.port.ts';
 import type { PayoutRepository } from '../payout/payout-repository.port.ts';
 import type { CaptureRequests } from '../capture/capture-request.port.ts';
+import type { SubscriptionRepository, TestClockRepository } from '../subscription/subscription-repository.port.ts';
 import type { DisputeRepository } from '../dispute/dispute-repository.port.ts';
 import type { EvidenceRepository } from '../dispute/evidence-repository.port.ts';
 import type { PaymentLinkRepository } from '../payment-link/payment-link-repository.port.ts';
@@ -27,6 +28,8 @@ export interface TransactionScope {
   readonly payouts: PayoutRepository;
   /** Captures asked of the acquirer and not yet recorded. */
   readonly captures: CaptureRequests;
+  readonly subscriptions: SubscriptionRepository;
+  readonly testClocks: TestClockRepository;
   readonly disputes: DisputeRepository;
   /** The merchant's evidence of each order. */
   readonly evidence: EvidenceRepository;

@@ -17,6 +17,7 @@ import * as ledgerSealed from './015-ledger-sealed.ts';
 import * as captureRequests from './016-capture-requests.ts';
 import * as paymentLinks from './017-payment-links.ts';
 import * as customersVault from './018-customers-vault.ts';
+import * as subscriptions from './019-subscriptions.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -38,6 +39,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['016-capture-requests', captureRequests],
   ['017-payment-links', paymentLinks],
   ['018-customers-vault', customersVault],
+  ['019-subscriptions', subscriptions],
 ];
 
 /**

@@ -31,6 +31,9 @@ export interface OrderRow {
   payment_link_id?: string | null;
   /** Absent in snapshots stored before customers existed. */
   customer_id?: string | null;
+  /** Absent in snapshots stored before subscriptions existed. */
+  subscription_id?: string | null;
+  subscription_cycle?: number | null;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['pending', 'failed', 'authorized', 'paid', 'expired', 'partially_refunded', 'refunded', 'voided']);
@@ -61,6 +64,8 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     checkout_token: order.checkoutToken,
     payment_link_id: order.paymentLinkId ?? null,
     customer_id: order.customerId ?? null,
+    subscription_id: order.subscriptionId ?? null,
+    subscription_cycle: order.subscriptionCycle ?? null,
   };
 }
 
@@ -97,5 +102,7 @@ export function rowToOrder(row: OrderRow): Order {
     customerId: row.customer_id ?? null,
     version: row.version,
     paymentLinkId: row.payment_link_id ?? null,
+    subscriptionId: row.subscription_id ?? null,
+    subscriptionCycle: row.subscription_cycle ?? null,
   };
 }

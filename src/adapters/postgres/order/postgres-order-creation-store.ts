@@ -32,6 +32,8 @@ const ORDER_COLUMNS = [
   ['capture_method', 'text'],
   ['payment_link_id', 'text'],
   ['customer_id', 'text'],
+  ['subscription_id', 'text'],
+  ['subscription_cycle', 'integer'],
 ] as const;
 const EVENT_COLUMNS = [
   ['id', 'text'],

@@ -1,0 +1,56 @@
+import type { Scope } from '../../domain/merchant/caller.ts';
+import type { Subscription } from '../../domain/subscription/subscription.entity.ts';
+import type { TestClock } from '../../domain/subscription/test-clock.ts';
+
+/** A cycle's order and how many charges of it were started and taken in by the subscription. */
+export interface SubscriptionCycle {
+  readonly subscriptionId: string;
+  readonly cycle: number;
+  readonly orderId: string;
+  readonly chargesStarted: number;
+  readonly chargesRecorded: number;
+}
+
+/** Subscriptions read outside a transaction (the API, the scheduler's search). */
+export interface SubscriptionReader {
+  findById(scope: Scope, id: string): Promise<Subscription | undefined>;
+  /** Newest first. @throws UnknownCursorError when startingAfter is not a subscription of the scope */
+  list(scope: Scope, query: { readonly limit: number; readonly startingAfter: string | undefined; readonly customerId: string | undefined }): Promise<{ subscriptions: Subscription[]; hasMore: boolean }>;
+  /**
+   * Subscriptions with a charge due by `now`: on the real time (testClockId null), or on one test
+   * clock; soonest first.
+   */
+  due(now: Date, testClockId: string | null, limit: number): Promise<string[]>;
+  /** When the next charge of a test clock's subscriptions is due (the earliest), or null. */
+  nextDueOnClock(testClockId: string): Promise<Date | null>;
+  /** The cycles charged or being charged, first first. */
+  cyclesOf(subscriptionId: string): Promise<SubscriptionCycle[]>;
+}
+
+/** Subscriptions changed in a transaction, with their events. */
+export interface SubscriptionRepository {
+  insert(subscription: Subscription): Promise<void>;
+  /** The subscription, its row locked until the transaction ends; skipped (undefined) when another holds it and `skipLocked`. */
+  lock(id: string, options?: { readonly skipLocked?: boolean }): Promise<Subscription | undefined>;
+  /** Stores a transition (every field that changes, and the version). */
+  save(subscription: Subscription): Promise<void>;
+  /** The cycle's row, if its order was made. */
+  findCycle(subscriptionId: string, cycle: number): Promise<SubscriptionCycle | undefined>;
+  /** Records the cycle's order; a cycle already recorded (another scheduler) is left as it is. Answers the cycle as stored. */
+  addCycle(cycle: Omit<SubscriptionCycle, 'chargesStarted' | 'chargesRecorded'>, at: Date): Promise<SubscriptionCycle>;
+  /** Counts a charge started on the cycle's order (before the acquirer is asked). */
+  noteChargeStarted(subscriptionId: string, cycle: number): Promise<void>;
+  /** Counts the charges whose outcome the subscription has taken in. */
+  noteChargesRecorded(subscriptionId: string, cycle: number, recorded: number): Promise<void>;
+}
+
+/** Test clocks. */
+export interface TestClockRepository {
+  insert(clock: TestClock): Promise<void>;
+  /** A merchant's clock (test mode only), undefined for another's or a deleted one. */
+  findById(merchantId: string, id: string): Promise<TestClock | undefined>;
+  /** The clock, its row locked until the transaction ends (one advance at a time). */
+  lock(id: string): Promise<TestClock | undefined>;
+  /** Moves the clock's time (and status). */
+  save(clock: TestClock): Promise<void>;
+}
