@@ -30,6 +30,9 @@ import { PAYMENT_LINK_SCHEMAS } from './payment-links/schemas.ts';
 import { registerPaymentLinkRoutes } from './payment-links/routes.ts';
 import { PaymentLinkService } from '../../src/gen/checkout/v1/payment_link_pb.ts';
 import { CUSTOMER_SCHEMAS } from './customers/schemas.ts';
+import { SUBSCRIPTION_SCHEMAS } from './subscriptions/schemas.ts';
+import { registerSubscriptionRoutes } from './subscriptions/routes.ts';
+import { SubscriptionService, TestClockService } from '../../src/gen/checkout/v1/subscription_pb.ts';
 import { registerCustomerRoutes } from './customers/routes.ts';
 import { CustomerService } from '../../src/gen/checkout/v1/customer_pb.ts';
 
@@ -77,7 +80,7 @@ function parsesAsJson(text: string): boolean {
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...CUSTOMER_SCHEMAS, ...ORDER_SCHEMAS, ...PAYMENT_LINK_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...CUSTOMER_SCHEMAS, ...SUBSCRIPTION_SCHEMAS, ...ORDER_SCHEMAS, ...PAYMENT_LINK_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -142,6 +145,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
     registerDisputeRoutes(rest, createClient(DisputeService, transport));
     registerPaymentLinkRoutes(rest, createClient(PaymentLinkService, transport));
     registerCustomerRoutes(rest, createClient(CustomerService, transport));
+    registerSubscriptionRoutes(rest, createClient(SubscriptionService, transport), createClient(TestClockService, transport));
     registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
     registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
     registerEventRoutes(rest, createClient(EventService, transport));

@@ -1,3 +1,7 @@
+import { PostgresSubscriptionReader } from '../adapters/postgres/subscription/postgres-subscriptions.ts';
+import { createBilling, type Billing } from '../application/subscription/bill-subscriptions.ts';
+import { createSubscriptionService, createTestClockService } from '../application/subscription/subscription-service.ts';
+import { SubscriptionService, TestClockService } from '../gen/checkout/v1/subscription_pb.ts';
 import { PostgresSettlement } from '../adapters/postgres/payout/postgres-settlement.ts';
 import { createSettleDue } from '../application/payout/settle-due.ts';
 import { createPayoutRuns, type PayoutRuns } from '../application/payout/run-payouts.ts';
@@ -134,6 +138,8 @@ export interface Core {
   readonly captures: Pick<CaptureOrder, 'completeStale'>;
   /** Re-wraps the vault's data keys under the active KEK (`checkout keys rotate`). */
   readonly rotateVaultKeys: RotateVaultKeys;
+  /** Subscriptions' charges, for the biller worker (and the tests). */
+  readonly billing: Billing;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -150,7 +156,7 @@ export function createCore(options: CoreOptions): Core {
   const disputeStore = new PostgresDisputeRepository(options.knex);
   const evidenceStore = new PostgresEvidenceRepository(options.knex);
   const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore });
-  const payments = createPayments({
+  const paymentDeps = {
     uow,
     reads: { orders, payments: paymentStore },
     ids,
@@ -161,7 +167,10 @@ export function createCore(options: CoreOptions): Core {
     liveRoutes: undefined,
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
-  });
+  };
+  const payments = createPayments(paymentDeps);
+  // The payment engine at another clock's time: a test clock's, for the subscriptions on it.
+  const payOrderAt = (at: Clock) => (at === clock ? payments.payOrder : createPayments({ ...paymentDeps, clock: at }).payOrder);
   const onInternalError = options.onInternalError;
   const newRequestId = () => ids.newId('req_');
   const idempotent = createIdempotent(uow);
@@ -172,6 +181,20 @@ export function createCore(options: CoreOptions): Core {
   const cardReads = new PostgresCardVault(options.knex);
   const vault = createCardVaultUseCases({ keys: keyRing, reads: cardReads, kit: payments.kit, ids, clock });
   const customerService = createCustomerService({ authenticate, idempotent, customers, cards: cardReads, vault, ids, clock });
+  const subscriptionReader = new PostgresSubscriptionReader(options.knex);
+  const billing = createBilling({
+    uow,
+    subscriptions: subscriptionReader,
+    orderStore: orderCreation,
+    merchants,
+    payments: paymentStore,
+    vault,
+    payOrderAt,
+    ids,
+    clock,
+    onBackgroundError: options.onInternalError,
+  });
+  const subscriptionDeps = { authenticate, idempotent, uow, subscriptions: subscriptionReader, billing, ids, clock };
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
@@ -253,6 +276,8 @@ export function createCore(options: CoreOptions): Core {
       router.service(PaymentLinkPageService, guardRequests(PaymentLinkPageService, paymentLinkPageService, onInternalError, newRequestId));
       // CreateCardToken takes a publishable key; the service judges each call's key itself.
       router.service(CustomerService, guardRequests(CustomerService, customerService, onInternalError, newRequestId, (ctx) => authenticate(ctx, 'publishable')));
+      router.service(SubscriptionService, guardRequests(SubscriptionService, createSubscriptionService(subscriptionDeps), onInternalError, newRequestId, secretKey));
+      router.service(TestClockService, guardRequests(TestClockService, createTestClockService(subscriptionDeps), onInternalError, newRequestId, secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
@@ -266,5 +291,6 @@ export function createCore(options: CoreOptions): Core {
     disputes: { sweep: sweepDisputes },
     captures: captureOrder,
     rotateVaultKeys: createRotateVaultKeys({ keys: keyRing, store: new PostgresVaultKeys(options.knex) }),
+    billing,
   };
 }

@@ -103,7 +103,7 @@ export async function startService(config: Config): Promise<RunningService> {
     await knex.destroy();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
-  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, log });
+  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log });
   log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
   for (const line of vaultWarnings) log.warn(line);
@@ -147,7 +147,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     throw err;
   }
   const core = createCore({ knex, keyRing: loadKeyRing(config, log), apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity, payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc });
-  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, log });
+  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);
   log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);

@@ -3,10 +3,10 @@
  * runs them all beside the API by default; `checkout worker --only …` runs
  * some in a process of their own. Several workers of one kind may run
  * against one database and one NATS at once: the relay and the sweeper take
- * rows with SKIP LOCKED (the settler too), dispatchers share the durable consumer and lease
+ * rows with SKIP LOCKED (the settler and the biller too), dispatchers share the durable consumer and lease
  * deliveries, the janitor's deletes are idempotent.
  */
-export const WORKER_NAMES = ['relay', 'dispatcher', 'sweeper', 'settler', 'janitor'] as const;
+export const WORKER_NAMES = ['relay', 'dispatcher', 'sweeper', 'settler', 'biller', 'janitor'] as const;
 
 /** Whether a worker needs the link to NATS. */
 export function needsEvents(name: WorkerName): boolean {
@@ -22,6 +22,7 @@ export const WORKER_ROLES: { readonly [W in WorkerName]: string } = {
   dispatcher: 'delivers events as signed webhooks, with retries',
   sweeper: 'expires orders past their time, settles payment attempts, refunds and captures a crashed process left behind, releases authorizations not captured within 7 days, opens and closes test-mode disputes (every 5 s)',
   settler: 'moves captured money past its settlement delay from the pending to the available balance, makes the daily payouts after the cut-off and sends them (every minute)',
+  biller: "charges subscriptions whose cycle or dunning retry is due, each cycle once (every 10 s)",
   janitor: 'deletes idempotency keys past their retention and idle rate-limit buckets (every 10 min)',
 };
 

@@ -1,3 +1,4 @@
+import type { Billing } from '../application/subscription/bill-subscriptions.ts';
 import type { CaptureOrder } from '../application/capture/capture-order.ts';
 import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { PayoutRuns } from '../application/payout/run-payouts.ts';
@@ -45,6 +46,7 @@ export interface WorkerContext {
   readonly payoutRuns: PayoutRuns;
   readonly disputes?: { readonly sweep: SweepDisputes };
   readonly captures?: Pick<CaptureOrder, 'completeStale'>;
+  readonly billing?: Pick<Billing, 'runDue'>;
   readonly log: Log;
 }
 
@@ -192,6 +194,8 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
         );
       case 'settler':
         return periodic('settler', 60_000, () => ctx.payoutRuns.scheduled().catch((err: unknown) => ctx.log.warn('settlement or payout run failed', err)));
+      case 'biller':
+        return periodic('biller', 10_000, () => (ctx.billing ? ctx.billing.runDue(500) : Promise.resolve(0)).catch((err: unknown) => ctx.log.warn('subscription billing failed', err)));
       case 'janitor':
         return periodic('janitor', 10 * 60_000, () =>
           Promise.all([

@@ -13,6 +13,7 @@ export function customerJson(customer: Customer) {
     reference: customer.reference || null,
     metadata: { ...customer.metadata },
     livemode: customer.livemode,
+    test_clock: customer.testClock ?? null,
     created: iso(customer.created),
   };
 }

@@ -32,7 +32,7 @@ const cardDetails = (card: CardFields) => ({ number: card.number, expMonth: card
 export function registerCustomerRoutes(app: FastifyInstance, customers: Client<typeof CustomerService>): void {
   app.post<{ Body: CreateCustomerBody }>('/v1/customers', { schema: createCustomerSchema, preValidation: emptyBodyIsEmptyObject }, async (req, reply) => {
     const body = req.body;
-    const res = await customers.createCustomer({ email: body.email ?? '', name: body.name ?? '', reference: body.reference ?? '', metadata: (body.metadata ?? {}) as Record<string, string> }, coreCall(req));
+    const res = await customers.createCustomer({ email: body.email ?? '', name: body.name ?? '', reference: body.reference ?? '', metadata: (body.metadata ?? {}) as Record<string, string>, testClock: body.test_clock }, coreCall(req));
     return reply.code(201).send(customerJson(res.customer!));
   });
 

@@ -39,7 +39,7 @@ const CUSTOMER_FIELDS = {
   metadata: Metadata,
 };
 
-export const CreateCustomerBody = Body(CUSTOMER_FIELDS, 'The request body must be a JSON object, e.g. {"email": "ada@example.com", "name": "Ada"}.', { optional: true });
+export const CreateCustomerBody = Body({ ...CUSTOMER_FIELDS, test_clock: OptionalText({ description: 'Test mode only: the test clock (clock_…) the customer and its subscriptions run on.' }) }, 'The request body must be a JSON object, e.g. {"email": "ada@example.com", "name": "Ada"}.', { optional: true });
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 export const UpdateCustomerBody = Body(CUSTOMER_FIELDS, 'The request body must be a JSON object with email, name, reference or metadata.');
 export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>;
@@ -82,6 +82,7 @@ export const CustomerSchema = Type.Object(
     reference: OrNull(Type.String()),
     metadata: Type.Object({}, { additionalProperties: Type.String() }),
     livemode: Type.Boolean(),
+    test_clock: OrNull(Type.String({ description: 'The test clock the customer runs on (test mode), or null.' })),
     created: IsoTime(),
   },
   { $id: 'Customer' },

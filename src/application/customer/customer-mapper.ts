@@ -14,6 +14,7 @@ export function customerToProto(customer: Customer): ProtoCustomer {
     metadata: { ...customer.metadata },
     livemode: customer.livemode,
     created: timestampFromDate(customer.createdAt),
+    testClock: customer.testClockId ?? undefined,
   });
 }
 

@@ -94,7 +94,14 @@ export function createCustomerService(deps: CustomerServiceDeps): ServiceImpl<ty
     createCustomer: (req, ctx) =>
       keyed(ctx, 'customers.create', CreateCustomerRequestSchema, req, CreateCustomerResponseSchema, async (scope, tx) => {
         const fields = parseCustomerFields({ email: req.email || undefined, name: req.name || undefined, reference: req.reference || undefined, metadata: req.metadata });
-        const customer = newCustomer({ id: deps.ids.newId(CUSTOMER_ID_PREFIX), merchantId: scope.merchantId, livemode: scope.livemode, fields, now: deps.clock.now() });
+        let testClockId: string | null = null;
+        if (req.testClock !== undefined) {
+          if (scope.livemode) throw invalid('request.parameter_invalid', 'test_clock', 'Test clocks are test mode only; a live customer runs on the real time.');
+          const clock = await tx.testClocks.findById(scope.merchantId, req.testClock);
+          if (!clock) throw invalid('request.parameter_invalid', 'test_clock', `No such test clock: "${req.testClock.slice(0, 60)}".`);
+          testClockId = clock.id;
+        }
+        const customer = newCustomer({ id: deps.ids.newId(CUSTOMER_ID_PREFIX), merchantId: scope.merchantId, livemode: scope.livemode, fields, now: deps.clock.now(), testClockId });
         await tx.customers.insert(customer);
         return create(CreateCustomerResponseSchema, { customer: customerToProto(customer) });
       }),

@@ -99,9 +99,11 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
   const { deps } = kit;
 
   /** Refuses a submission beyond the card-testing limits of its client address or its merchant. */
-  async function checkVelocity(tx: TransactionScope, order: Order, client: PaymentClient): Promise<void> {
+  async function checkVelocity(tx: TransactionScope, order: Order, client: PaymentClient, instrument: PaymentInstrument): Promise<void> {
     const { perClientAddress, perMerchant, windowMs, declineWeight } = deps.velocity;
     if (perClientAddress <= 0 && perMerchant <= 0) return;
+    // A merchant charging a card it vaulted (verified when saved), with no customer present, is not card testing.
+    if (instrument.method === 'card' && instrument.saved?.offSession) return;
     const since = new Date(deps.clock.now().getTime() - windowMs);
     let clientAddress: AttemptTally | undefined;
     if (perClientAddress > 0 && client.address) {
@@ -146,7 +148,7 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
       payments.flatMap((r) => r.attempts),
       now,
     );
-    await checkVelocity(tx, order, command.client);
+    await checkVelocity(tx, order, command.client, command.instrument);
     // A new submission supersedes a challenge the customer walked away from; its authorization is released.
     for (const record of payments) {
       const waiting = record.attempts.find((a) => a.status === 'requires_authentication');

@@ -20,6 +20,8 @@ export interface Customer {
   /** The merchant's own id for the customer. */
   readonly reference: string | null;
   readonly metadata: Readonly<Record<string, string>>;
+  /** The test clock the customer (and its subscriptions) run on; absent or null on the real time. */
+  readonly testClockId?: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -90,9 +92,10 @@ export function parseMetadata(metadata: Readonly<Record<string, string>>): Recor
 }
 
 /** A new customer from validated fields. */
-export function newCustomer(input: { readonly id: string; readonly merchantId: string; readonly livemode: boolean; readonly fields: CustomerChanges; readonly now: Date }): Customer {
+export function newCustomer(input: { readonly id: string; readonly merchantId: string; readonly livemode: boolean; readonly fields: CustomerChanges; readonly now: Date; readonly testClockId?: string | null }): Customer {
   const { fields } = input;
   return {
+    testClockId: input.testClockId ?? null,
     id: input.id,
     merchantId: input.merchantId,
     livemode: input.livemode,

@@ -15,11 +15,12 @@ const paramOf = (fn: () => unknown) => {
 describe('test clocks', () => {
   it('start frozen at now or at the time given, ready', () => {
     expect(newTestClock({ id: 'clock_1', merchantId: 'mer_1', name: undefined, frozenTime: undefined }, NOW)).toMatchObject({ frozenTime: NOW, status: 'ready', name: '' });
-    const at = new Date('2026-06-01T12:00:00.000Z');
+    const at = new Date('2027-06-01T12:00:00.000Z');
     expect(newTestClock({ id: 'clock_1', merchantId: 'mer_1', name: 'annual plan', frozenTime: at }, NOW).frozenTime).toEqual(at);
   });
 
-  it('refuse a start more than five years away, and a long name', () => {
+  it('refuse a start in the past or more than five years away, and a long name', () => {
+    expect(paramOf(() => newTestClock({ id: 'c', merchantId: 'm', name: undefined, frozenTime: new Date('2026-12-31T00:00:00Z') }, NOW))).toBe('test_clock.invalid frozen_time');
     expect(paramOf(() => newTestClock({ id: 'c', merchantId: 'm', name: undefined, frozenTime: new Date('2033-01-01T00:00:00Z') }, NOW))).toBe('test_clock.invalid frozen_time');
     expect(paramOf(() => newTestClock({ id: 'c', merchantId: 'm', name: 'x'.repeat(101), frozenTime: undefined }, NOW))).toBe('test_clock.invalid name');
   });

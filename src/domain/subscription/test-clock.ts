@@ -23,16 +23,17 @@ export interface TestClock {
 export const MAX_ADVANCE_MS = 5 * 366 * 86_400_000;
 
 /**
- * Checks a clock's name and start time: a name of at most 100 characters, a start within five years
- * of now either way (now when absent).
+ * Checks a clock's name and start time: a name of at most 100 characters, a start from now to five
+ * years ahead (now when absent).
  * @throws DomainError test_clock.invalid
  */
 export function newTestClock(input: { readonly id: string; readonly merchantId: string; readonly name: string | undefined; readonly frozenTime: Date | undefined }, now: Date): TestClock {
   const name = input.name ?? '';
   if ([...name].length > 100 || name.includes('\u0000') || !name.isWellFormed()) throw invalid('test_clock.invalid', 'name', 'name must be text of at most 100 characters.');
   const frozenTime = input.frozenTime ?? now;
-  if (Number.isNaN(frozenTime.getTime()) || Math.abs(frozenTime.getTime() - now.getTime()) > MAX_ADVANCE_MS) {
-    throw invalid('test_clock.invalid', 'frozen_time', 'frozen_time must be within five years of now.');
+  // Not in the past: orders made on the clock would otherwise expire on the real time before the clock reached them.
+  if (Number.isNaN(frozenTime.getTime()) || frozenTime.getTime() < now.getTime() - 60_000 || frozenTime.getTime() - now.getTime() > MAX_ADVANCE_MS) {
+    throw invalid('test_clock.invalid', 'frozen_time', 'frozen_time must be from now to five years ahead.');
   }
   return { id: input.id, merchantId: input.merchantId, name, frozenTime: new Date(frozenTime.getTime()), status: 'ready', createdAt: now };
 }

@@ -18,6 +18,7 @@ interface CustomerRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  test_clock_id?: string | null;
 }
 
 function toRow(customer: Customer): Omit<CustomerRow, 'deleted_at' | 'metadata'> & { metadata: string } {
@@ -29,6 +30,7 @@ function toRow(customer: Customer): Omit<CustomerRow, 'deleted_at' | 'metadata'>
     name: customer.name,
     reference: customer.reference,
     metadata: JSON.stringify(customer.metadata),
+    test_clock_id: customer.testClockId ?? null,
     created_at: customer.createdAt,
     updated_at: customer.updatedAt,
   };
@@ -43,6 +45,7 @@ function fromRow(row: CustomerRow): Customer {
     name: row.name,
     reference: row.reference,
     metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, string>) : row.metadata,
+    testClockId: row.test_clock_id ?? null,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };

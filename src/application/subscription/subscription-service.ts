@@ -1,0 +1,323 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  AdvanceTestClockResponseSchema,
+  CancelSubscriptionRequestSchema,
+  CancelSubscriptionResponseSchema,
+  CreateSubscriptionRequestSchema,
+  CreateSubscriptionResponseSchema,
+  CreateTestClockRequestSchema,
+  CreateTestClockResponseSchema,
+  GetSubscriptionResponseSchema,
+  GetTestClockResponseSchema,
+  ListSubscriptionsResponseSchema,
+  PauseSubscriptionRequestSchema,
+  PauseSubscriptionResponseSchema,
+  ResumeSubscriptionRequestSchema,
+  ResumeSubscriptionResponseSchema,
+  SubscriptionCycleSchema,
+  SubscriptionSchema,
+  TestClockSchema,
+  type Subscription as ProtoSubscription,
+  type SubscriptionService,
+  type TestClock as ProtoTestClock,
+  type TestClockService,
+} from '../../gen/checkout/v1/subscription_pb.ts';
+import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
+import type { Scope } from '../../domain/merchant/caller.ts';
+import { validateCreateOrder } from '../../domain/order/create-order.ts';
+import { invalid } from '../../domain/shared/domain-error.ts';
+import { parseSchedule } from '../../domain/subscription/schedule.ts';
+import {
+  assertAllowed,
+  cancelAtPeriodEnd,
+  cancelNow,
+  pause,
+  resume,
+  startSubscription,
+  SUBSCRIPTION_ID_PREFIX,
+  type AfterFailedRetries,
+  type Subscription,
+} from '../../domain/subscription/subscription.entity.ts';
+import { checkAdvance, newTestClock, TEST_CLOCK_ID_PREFIX, type TestClock } from '../../domain/subscription/test-clock.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
+import type { TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
+import type { SubscriptionCycle, SubscriptionReader } from '../../ports/subscription/subscription-repository.port.ts';
+import type { Idempotent } from '../idempotency/idempotent.ts';
+import type { Authenticate } from '../merchant/authenticate.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../order/list-orders.ts';
+import { ApplicationError } from '../shared/application-error.ts';
+import type { Billing } from './bill-subscriptions.ts';
+
+/** A subscription as the contracts carry it. */
+export function subscriptionToProto(s: Subscription, cycles: readonly SubscriptionCycle[] = []): ProtoSubscription {
+  return create(SubscriptionSchema, {
+    id: s.id,
+    customer: s.customerId,
+    card: s.cardId,
+    amount: s.amount,
+    currency: s.currency,
+    reference: s.reference,
+    lineItems: s.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
+    interval: s.schedule.interval,
+    intervalCount: s.schedule.intervalCount,
+    startDate: timestampFromDate(s.schedule.startDate),
+    trialDays: s.schedule.trialDays,
+    cycles: s.schedule.cycles ?? undefined,
+    afterFailedRetries: s.afterFailedRetries,
+    status: s.status,
+    nextCycle: s.nextCycle,
+    nextChargeAt: s.nextChargeAt ? timestampFromDate(s.nextChargeAt) : undefined,
+    retries: s.retries,
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    canceledAt: s.canceledAt ? timestampFromDate(s.canceledAt) : undefined,
+    cancellationReason: s.cancellationReason ?? undefined,
+    testClock: s.testClockId ?? undefined,
+    livemode: s.livemode,
+    created: timestampFromDate(s.createdAt),
+    chargedCycles: cycles.map((c) => create(SubscriptionCycleSchema, { cycle: c.cycle, orderId: c.orderId, charges: c.chargesStarted })),
+  });
+}
+
+/** A test clock as the contracts carry it. */
+export function testClockToProto(clock: TestClock): ProtoTestClock {
+  return create(TestClockSchema, { id: clock.id, name: clock.name, frozenTime: timestampFromDate(clock.frozenTime), status: clock.status, created: timestampFromDate(clock.createdAt) });
+}
+
+const AFTER_FAILED: readonly AfterFailedRetries[] = ['unpaid', 'cancel'];
+
+/** Most charges one advance of a test clock makes before it answers (the rest on the next advance). */
+export const MAX_CHARGES_PER_ADVANCE = 5000;
+
+interface Deps {
+  readonly authenticate: Authenticate;
+  readonly idempotent: Idempotent;
+  readonly uow: UnitOfWork;
+  readonly subscriptions: SubscriptionReader;
+  readonly billing: Billing;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+}
+
+/** The clock a subscription (or customer) runs on: its test clock's time, or the real one. */
+async function clockOf(uow: UnitOfWork, merchantId: string, testClockId: string | null | undefined, real: Clock): Promise<Clock> {
+  if (!testClockId) return real;
+  const clock = await uow.run((tx) => tx.testClocks.findById(merchantId, testClockId));
+  const at = clock?.frozenTime ?? real.now();
+  return { now: () => new Date(at.getTime()) };
+}
+
+/** Implements checkout.v1.SubscriptionService. */
+export function createSubscriptionService(deps: Deps): ServiceImpl<typeof SubscriptionService> {
+  const secret = (ctx: HandlerContext) => deps.authenticate(ctx, 'secret');
+  const eventIds = (now: Date) => ({ eventId: deps.ids.newId(EVENT_ID_PREFIX), now });
+
+  async function answer(scope: Scope, id: string): Promise<ProtoSubscription> {
+    const s = await deps.subscriptions.findById(scope, id);
+    if (!s) throw new ApplicationError('subscription.not_found', `No such subscription: "${id}".`, 'id');
+    return subscriptionToProto(s, await deps.subscriptions.cyclesOf(s.id));
+  }
+
+  async function locked(tx: TransactionScope, scope: Scope, id: string): Promise<Subscription> {
+    const seen = await deps.subscriptions.findById(scope, id);
+    const s = seen && (await tx.subscriptions.lock(seen.id));
+    if (!s) throw new ApplicationError('subscription.not_found', `No such subscription: "${id}".`, 'id');
+    return s;
+  }
+
+  /** Charges what is due now (a subscription whose first cycle is due at once, or after a resume), then answers it as it stands. */
+  async function chargeAndAnswer(scope: Scope, s: Subscription): Promise<ProtoSubscription> {
+    const clock = await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock);
+    await deps.billing.chargeDue(s.id, clock);
+    return answer(scope, s.id);
+  }
+
+  return {
+    createSubscription: async (req, ctx) => {
+      const caller = await secret(ctx);
+      const call = { operation: 'subscriptions.create', input: CreateSubscriptionRequestSchema, request: req, output: CreateSubscriptionResponseSchema };
+      const made = await deps.idempotent(ctx, caller, call, async (tx) => {
+        if (req.customer === '') throw invalid('request.parameter_missing', 'customer', 'customer is required: the customer (cus_…) whose saved card is charged.');
+        if (req.card === '') throw invalid('request.parameter_missing', 'card', 'card is required: a saved card (card_…) of the customer.');
+        const customer = req.customer.startsWith('cus_') ? await tx.customers.lock(caller, req.customer) : undefined;
+        if (!customer) throw new ApplicationError('order.customer_unknown', `No such customer: "${req.customer.slice(0, 60)}".`, 'customer');
+        const card = req.card.startsWith('card_') ? await tx.vault.findCard(caller, customer.id, req.card) : undefined;
+        if (!card) throw new ApplicationError('order.card_unknown', `No such card for customer ${customer.id}: "${req.card.slice(0, 60)}".`, 'card');
+        // A customer on a test clock bills on the clock's time.
+        const clock = customer.testClockId ? await tx.testClocks.findById(caller.merchantId, customer.testClockId) : undefined;
+        const now = clock?.frozenTime ?? deps.clock.now();
+        const order = validateCreateOrder(
+          { amount: req.amount, currency: req.currency, reference: req.reference, lineItems: req.lineItems.map((item) => ({ name: item.name, amount: item.amount })), returnUrl: undefined, expiresAt: undefined },
+          now,
+        );
+        const schedule = parseSchedule(
+          { interval: req.interval, intervalCount: req.intervalCount, startDate: req.startDate ? timestampDate(req.startDate) : undefined, trialDays: req.trialDays, cycles: req.cycles },
+          now,
+        );
+        const afterFailedRetries = (req.afterFailedRetries ?? 'unpaid') as AfterFailedRetries;
+        if (!AFTER_FAILED.includes(afterFailedRetries)) throw invalid('request.parameter_invalid', 'after_failed_retries', 'after_failed_retries must be "unpaid" or "cancel".');
+        const t = startSubscription(
+          {
+            id: deps.ids.newId(SUBSCRIPTION_ID_PREFIX),
+            merchantId: caller.merchantId,
+            livemode: caller.livemode,
+            customerId: customer.id,
+            cardId: card.id,
+            amount: order.amount,
+            currency: order.currency,
+            reference: order.reference,
+            lineItems: order.lineItems,
+            schedule,
+            afterFailedRetries,
+            testClockId: clock?.id ?? null,
+          },
+          eventIds(now),
+        );
+        await tx.subscriptions.insert(t.subscription);
+        await tx.outbox.append(t.event);
+        return create(CreateSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+      });
+      const s = await deps.subscriptions.findById(caller, made.subscription!.id);
+      return create(CreateSubscriptionResponseSchema, { subscription: s ? await chargeAndAnswer(caller, s) : made.subscription });
+    },
+
+    getSubscription: async (req, ctx) => create(GetSubscriptionResponseSchema, { subscription: await answer(await secret(ctx), req.id) }),
+
+    listSubscriptions: async (req, ctx) => {
+      const caller = await secret(ctx);
+      const limit = req.limit === 0 ? DEFAULT_LIST_LIMIT : req.limit;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
+      const page = await deps.subscriptions.list(caller, { limit, startingAfter: req.startingAfter, customerId: req.customer });
+      return create(ListSubscriptionsResponseSchema, { subscriptions: page.subscriptions.map((s) => subscriptionToProto(s)), hasMore: page.hasMore });
+    },
+
+    cancelSubscription: async (req, ctx) => {
+      const caller = await secret(ctx);
+      const call = { operation: 'subscriptions.cancel', input: CancelSubscriptionRequestSchema, request: req, output: CancelSubscriptionResponseSchema };
+      await deps.idempotent(ctx, caller, call, async (tx) => {
+        const s = await locked(tx, caller, req.id);
+        assertAllowed(s, 'cancel');
+        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
+        const t = req.atPeriodEnd && s.status !== 'paused' && s.status !== 'unpaid' ? cancelAtPeriodEnd(s, eventIds(now)) : cancelNow(s, 'requested', eventIds(now));
+        await tx.subscriptions.save(t.subscription);
+        await tx.outbox.append(t.event);
+        return create(CancelSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+      });
+      return create(CancelSubscriptionResponseSchema, { subscription: await answer(caller, req.id) });
+    },
+
+    pauseSubscription: async (req, ctx) => {
+      const caller = await secret(ctx);
+      const call = { operation: 'subscriptions.pause', input: PauseSubscriptionRequestSchema, request: req, output: PauseSubscriptionResponseSchema };
+      await deps.idempotent(ctx, caller, call, async (tx) => {
+        const s = await locked(tx, caller, req.id);
+        assertAllowed(s, 'pause');
+        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
+        const t = pause(s, eventIds(now));
+        await tx.subscriptions.save(t.subscription);
+        await tx.outbox.append(t.event);
+        return create(PauseSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+      });
+      return create(PauseSubscriptionResponseSchema, { subscription: await answer(caller, req.id) });
+    },
+
+    resumeSubscription: async (req, ctx) => {
+      const caller = await secret(ctx);
+      const call = { operation: 'subscriptions.resume', input: ResumeSubscriptionRequestSchema, request: req, output: ResumeSubscriptionResponseSchema };
+      await deps.idempotent(ctx, caller, call, async (tx) => {
+        const s = await locked(tx, caller, req.id);
+        assertAllowed(s, 'resume');
+        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
+        const t = resume(s, eventIds(now));
+        await tx.subscriptions.save(t.subscription);
+        await tx.outbox.append(t.event);
+        return create(ResumeSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+      });
+      const s = await deps.subscriptions.findById(caller, req.id);
+      return create(ResumeSubscriptionResponseSchema, { subscription: s ? await chargeAndAnswer(caller, s) : await answer(caller, req.id) });
+    },
+  };
+}
+
+/** Implements checkout.v1.TestClockService: test secret keys only. */
+export function createTestClockService(deps: Deps): ServiceImpl<typeof TestClockService> {
+  async function testCaller(ctx: HandlerContext) {
+    const caller = await deps.authenticate(ctx, 'secret');
+    if (caller.livemode) throw new ApplicationError('test_helpers.live_mode', 'Test clocks are test mode only; use a sk_test_ key.');
+    return caller;
+  }
+  async function found(merchantId: string, id: string): Promise<TestClock> {
+    const clock = await deps.uow.run((tx) => tx.testClocks.findById(merchantId, id));
+    if (!clock) throw new ApplicationError('test_clock.not_found', `No such test clock: "${id}".`, 'id');
+    return clock;
+  }
+
+  return {
+    createTestClock: async (req, ctx) => {
+      const caller = await testCaller(ctx);
+      const call = { operation: 'test_clocks.create', input: CreateTestClockRequestSchema, request: req, output: CreateTestClockResponseSchema };
+      return deps.idempotent(ctx, caller, call, async (tx) => {
+        const clock = newTestClock({ id: deps.ids.newId(TEST_CLOCK_ID_PREFIX), merchantId: caller.merchantId, name: req.name || undefined, frozenTime: req.frozenTime ? timestampDate(req.frozenTime) : undefined }, deps.clock.now());
+        await tx.testClocks.insert(clock);
+        return create(CreateTestClockResponseSchema, { testClock: testClockToProto(clock) });
+      });
+    },
+
+    getTestClock: async (req, ctx) => create(GetTestClockResponseSchema, { testClock: testClockToProto(await found((await testCaller(ctx)).merchantId, req.id)) }),
+
+    advanceTestClock: async (req, ctx) => {
+      const caller = await testCaller(ctx);
+      const clock = await found(caller.merchantId, req.id);
+      if (!req.to) throw invalid('request.parameter_missing', 'to', 'to is required: the time to advance the clock to.');
+      const to = timestampDate(req.to);
+      // One advance at a time: the clock is marked advancing under its lock.
+      await deps.uow.run(async (tx) => {
+        const current = await tx.testClocks.lock(clock.id);
+        if (!current) throw new ApplicationError('test_clock.not_found', `No such test clock: "${req.id}".`, 'id');
+        if (current.status === 'advancing') throw new ApplicationError('test_clock.busy', `Test clock ${current.id} is advancing already; wait for that advance to answer.`, 'id');
+        checkAdvance(current, to);
+        await tx.testClocks.save({ ...current, status: 'advancing' });
+      });
+      let charges = 0;
+      let caughtUp = false;
+      try {
+        // Every charge due on the way, at its own time, in order: the clock steps to each.
+        let stuck = 0;
+        while (charges < MAX_CHARGES_PER_ADVANCE) {
+          const next = await deps.subscriptions.nextDueOnClock(clock.id);
+          if (!next || next.getTime() > to.getTime()) {
+            caughtUp = true;
+            break;
+          }
+          const at = next;
+          await deps.uow.run(async (tx) => {
+            const current = await tx.testClocks.lock(clock.id);
+            if (current && current.frozenTime.getTime() < at.getTime()) await tx.testClocks.save({ ...current, frozenTime: at });
+          });
+          const fixed: Clock = { now: () => new Date(at.getTime()) };
+          let progressed = false;
+          for (const id of await deps.subscriptions.due(at, clock.id, 100)) {
+            const result = await deps.billing.chargeDue(id, fixed);
+            if (result === 'charged' || result === 'failed' || result === 'canceled') {
+              progressed = true;
+              if (result !== 'canceled') charges++;
+            }
+          }
+          // A charge another process is making: give it a moment, then answer rather than spin.
+          stuck = progressed ? 0 : stuck + 1;
+          if (stuck > 20) break;
+          if (!progressed) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        await deps.uow.run(async (tx) => {
+          const current = await tx.testClocks.lock(clock.id);
+          // Caught up: the clock stands at `to`; stopped short (the charge limit, a charge still in flight): where it got.
+          if (current) await tx.testClocks.save({ ...current, frozenTime: caughtUp ? to : current.frozenTime, status: 'ready' });
+        });
+      }
+      return create(AdvanceTestClockResponseSchema, { testClock: testClockToProto(await found(caller.merchantId, clock.id)), charges });
+    },
+  };
+}
