@@ -21,6 +21,8 @@ import {
   type CreateSubscriptionBody,
   type CreateTestClockBody,
   type SubscriptionListQuery,
+  type UpdateSubscriptionBody,
+  updateSubscriptionSchema,
 } from './schemas.ts';
 import { subscriptionJson, testClockJson } from './subscription-json.ts';
 
@@ -57,6 +59,9 @@ export function registerSubscriptionRoutes(app: FastifyInstance, subscriptions: 
     return { object: 'list', url: '/v1/subscriptions', has_more: res.hasMore, data: res.subscriptions.map(subscriptionJson) };
   });
 
+  app.post<{ Params: IdParams; Body: UpdateSubscriptionBody }>('/v1/subscriptions/:id', { schema: updateSubscriptionSchema }, async (req) =>
+    subscriptionJson((await subscriptions.updateSubscription({ id: req.params.id, card: req.body.card ?? undefined }, coreCall(req))).subscription!),
+  );
   app.post<{ Params: IdParams; Body: CancelBody }>('/v1/subscriptions/:id/cancel', { schema: cancelSubscriptionSchema, preValidation: emptyBodyIsEmptyObject }, async (req) =>
     subscriptionJson((await subscriptions.cancelSubscription({ id: req.params.id, atPeriodEnd: req.body.at_period_end ?? false }, coreCall(req))).subscription!),
   );

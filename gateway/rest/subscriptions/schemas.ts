@@ -45,6 +45,9 @@ export const CreateSubscriptionBody = Body(
 );
 export type CreateSubscriptionBody = Static<typeof CreateSubscriptionBody>;
 
+export const UpdateSubscriptionBody = Body({ card: OptionalText({ description: 'Another saved card (card_…) of the customer, charged from now on.' }) }, 'The request body must be a JSON object, e.g. {"card": "card_…"}.');
+export type UpdateSubscriptionBody = Static<typeof UpdateSubscriptionBody>;
+
 export const CancelBody = Body({ at_period_end: OptionalFlag({ description: 'true: cancel when the current period ends (the next cycle is not charged); false or omitted: now.' }) }, 'The request body must be a JSON object, e.g. {} or {"at_period_end": true}.', { optional: true });
 export type CancelBody = Static<typeof CancelBody>;
 export const NoParams = Body({}, 'This call takes no parameters: send no body, or {}.', { optional: true });
@@ -95,7 +98,7 @@ export const TestClockSchema = Type.Object(
   { $id: 'TestClock' },
 );
 
-const action = (operationId: string, summary: string, body: typeof CancelBody | typeof NoParams) => ({
+const action = (operationId: string, summary: string, body: typeof CancelBody | typeof NoParams | typeof UpdateSubscriptionBody) => ({
   operationId,
   summary,
   tags: ['subscriptions'],
@@ -127,6 +130,7 @@ export const createSubscriptionSchema = {
     ...BODY_ERRORS,
   },
 };
+export const updateSubscriptionSchema = action('updateSubscription', 'Change the saved card charged from now on', UpdateSubscriptionBody);
 export const cancelSubscriptionSchema = action('cancelSubscription', 'Cancel now, or at the current period’s end', CancelBody);
 export const pauseSubscriptionSchema = action('pauseSubscription', 'Pause collection: no cycle is charged until resumed', NoParams);
 export const resumeSubscriptionSchema = action('resumeSubscription', 'Resume collection: cycles whose dates passed while paused are skipped', NoParams);

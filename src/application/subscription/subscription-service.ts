@@ -16,6 +16,8 @@ import {
   PauseSubscriptionResponseSchema,
   ResumeSubscriptionRequestSchema,
   ResumeSubscriptionResponseSchema,
+  UpdateSubscriptionRequestSchema,
+  UpdateSubscriptionResponseSchema,
   SubscriptionCycleSchema,
   SubscriptionSchema,
   TestClockSchema,
@@ -33,6 +35,7 @@ import {
   assertAllowed,
   cancelAtPeriodEnd,
   cancelNow,
+  changeCard,
   pause,
   resume,
   startSubscription,
@@ -191,6 +194,23 @@ export function createSubscriptionService(deps: Deps): ServiceImpl<typeof Subscr
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new ApplicationError('list.limit_invalid', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`, 'limit');
       const page = await deps.subscriptions.list(caller, { limit, startingAfter: req.startingAfter, customerId: req.customer });
       return create(ListSubscriptionsResponseSchema, { subscriptions: page.subscriptions.map((s) => subscriptionToProto(s)), hasMore: page.hasMore });
+    },
+
+    updateSubscription: async (req, ctx) => {
+      const caller = await secret(ctx);
+      const call = { operation: 'subscriptions.update', input: UpdateSubscriptionRequestSchema, request: req, output: UpdateSubscriptionResponseSchema };
+      await deps.idempotent(ctx, caller, call, async (tx) => {
+        const s = await locked(tx, caller, req.id);
+        if (req.card === undefined) return create(UpdateSubscriptionResponseSchema, { subscription: subscriptionToProto(s) });
+        const card = req.card.startsWith('card_') ? await tx.vault.findCard(caller, s.customerId, req.card) : undefined;
+        if (!card) throw new ApplicationError('order.card_unknown', `No such card for customer ${s.customerId}: "${req.card.slice(0, 60)}".`, 'card');
+        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
+        const t = changeCard(s, card.id, eventIds(now));
+        await tx.subscriptions.save(t.subscription);
+        await tx.outbox.append(t.event);
+        return create(UpdateSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+      });
+      return create(UpdateSubscriptionResponseSchema, { subscription: await answer(caller, req.id) });
     },
 
     cancelSubscription: async (req, ctx) => {

@@ -221,6 +221,12 @@ export function cancelAtPeriodEnd(s: Subscription, ids: Ids): SubscriptionTransi
   return change(s, { cancelAtPeriodEnd: true }, 'subscription.updated', { cancel_at_period_end: true }, ids);
 }
 
+/** Another saved card is charged from now on; a cycle in arrears is retried on its schedule (subscription.updated). */
+export function changeCard(s: Subscription, cardId: string, ids: Ids): SubscriptionTransition {
+  if (s.status === 'canceled') throw new DomainError('subscription.state_invalid', `Subscription ${s.id} is canceled: it cannot be changed.`);
+  return change(s, { cardId }, 'subscription.updated', { previous_card: s.cardId }, ids);
+}
+
 /** Collection paused: no cycle is charged until resumed (subscription.paused). */
 export function pause(s: Subscription, ids: Ids): SubscriptionTransition {
   return change(s, { status: 'paused', nextChargeAt: null }, 'subscription.paused', {}, ids);

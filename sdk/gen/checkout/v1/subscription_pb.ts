@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/subscription.proto.
  */
 export const file_checkout_v1_subscription: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jaGVja291dC92MS9zdWJzY3JpcHRpb24ucHJvdG8SC2NoZWNrb3V0LnYxIoQGCgxTdWJzY3JpcHRpb24SCgoCaWQYASABKAkSEAoIY3VzdG9tZXIYAiABKAkSDAoEY2FyZBgDIAEoCRIOCgZhbW91bnQYBCABKAMSEAoIY3VycmVuY3kYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIQCghpbnRlcnZhbBgIIAEoCRIWCg5pbnRlcnZhbF9jb3VudBgJIAEoBRIuCgpzdGFydF9kYXRlGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgp0cmlhbF9kYXlzGAsgASgFEhMKBmN5Y2xlcxgMIAEoBUgAiAEBEhwKFGFmdGVyX2ZhaWxlZF9yZXRyaWVzGA0gASgJEg4KBnN0YXR1cxgOIAEoCRISCgpuZXh0X2N5Y2xlGA8gASgFEjcKDm5leHRfY2hhcmdlX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEg8KB3JldHJpZXMYESABKAUSHAoUY2FuY2VsX2F0X3BlcmlvZF9lbmQYEiABKAgSNAoLY2FuY2VsZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESIAoTY2FuY2VsbGF0aW9uX3JlYXNvbhgUIAEoCUgDiAEBEhcKCnRlc3RfY2xvY2sYFSABKAlIBIgBARIQCghsaXZlbW9kZRgWIAEoCBIrCgdjcmVhdGVkGBcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2Cg5jaGFyZ2VkX2N5Y2xlcxgYIAMoCzIeLmNoZWNrb3V0LnYxLlN1YnNjcmlwdGlvbkN5Y2xlQgkKB19jeWNsZXNCEQoPX25leHRfY2hhcmdlX2F0Qg4KDF9jYW5jZWxlZF9hdEIWChRfY2FuY2VsbGF0aW9uX3JlYXNvbkINCgtfdGVzdF9jbG9jayJFChFTdWJzY3JpcHRpb25DeWNsZRINCgVjeWNsZRgBIAEoBRIQCghvcmRlcl9pZBgCIAEoCRIPCgdjaGFyZ2VzGAMgASgFIrEDChlDcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0EhYKCGN1c3RvbWVyGAEgASgJQgTA8xgDEhIKBGNhcmQYAiABKAlCBMDzGAMSDgoGYW1vdW50GAMgASgDEhAKCGN1cnJlbmN5GAQgASgJEhEKCXJlZmVyZW5jZRgFIAEoCRIpCgpsaW5lX2l0ZW1zGAYgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SEAoIaW50ZXJ2YWwYByABKAkSGwoOaW50ZXJ2YWxfY291bnQYCCABKAVIAIgBARIzCgpzdGFydF9kYXRlGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhcKCnRyaWFsX2RheXMYCiABKAVIAogBARITCgZjeWNsZXMYCyABKAVIA4gBARIhChRhZnRlcl9mYWlsZWRfcmV0cmllcxgMIAEoCUgEiAEBQhEKD19pbnRlcnZhbF9jb3VudEINCgtfc3RhcnRfZGF0ZUINCgtfdHJpYWxfZGF5c0IJCgdfY3ljbGVzQhcKFV9hZnRlcl9mYWlsZWRfcmV0cmllcyJNChpDcmVhdGVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24iKgoWR2V0U3Vic2NyaXB0aW9uUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASJKChdHZXRTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24iiQEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBINCgVsaW1pdBgBIAEoBRIhCg5zdGFydGluZ19hZnRlchgCIAEoCUIEwPMYAkgAiAEBEhsKCGN1c3RvbWVyGAMgASgJQgTA8xgDSAGIAQFCEQoPX3N0YXJ0aW5nX2FmdGVyQgsKCV9jdXN0b21lciJfChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjAKDXN1YnNjcmlwdGlvbnMYASADKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24SEAoIaGFzX21vcmUYAiABKAgiRAoZQ2FuY2VsU3Vic2NyaXB0aW9uUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYARIVCg1hdF9wZXJpb2RfZW5kGAIgASgIIk0KGkNhbmNlbFN1YnNjcmlwdGlvblJlc3BvbnNlEi8KDHN1YnNjcmlwdGlvbhgBIAEoCzIZLmNoZWNrb3V0LnYxLlN1YnNjcmlwdGlvbiIsChhQYXVzZVN1YnNjcmlwdGlvblJlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiTAoZUGF1c2VTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24iLQoZUmVzdW1lU3Vic2NyaXB0aW9uUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASJNChpSZXN1bWVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24ikwEKCVRlc3RDbG9jaxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEi8KC2Zyb3plbl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzdGF0dXMYBCABKAkSKwoHY3JlYXRlZBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAibAoWQ3JlYXRlVGVzdENsb2NrUmVxdWVzdBI0Cgtmcm96ZW5fdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIMCgRuYW1lGAIgASgJQg4KDF9mcm96ZW5fdGltZSJFChdDcmVhdGVUZXN0Q2xvY2tSZXNwb25zZRIqCgp0ZXN0X2Nsb2NrGAEgASgLMhYuY2hlY2tvdXQudjEuVGVzdENsb2NrIicKE0dldFRlc3RDbG9ja1JlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiQgoUR2V0VGVzdENsb2NrUmVzcG9uc2USKgoKdGVzdF9jbG9jaxgBIAEoCzIWLmNoZWNrb3V0LnYxLlRlc3RDbG9jayJTChdBZHZhbmNlVGVzdENsb2NrUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYARImCgJ0bxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoYQWR2YW5jZVRlc3RDbG9ja1Jlc3BvbnNlEioKCnRlc3RfY2xvY2sYASABKAsyFi5jaGVja291dC52MS5UZXN0Q2xvY2sSDwoHY2hhcmdlcxgCIAEoBTL6BAoTU3Vic2NyaXB0aW9uU2VydmljZRJlChJDcmVhdGVTdWJzY3JpcHRpb24SJi5jaGVja291dC52MS5DcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0GicuY2hlY2tvdXQudjEuQ3JlYXRlU3Vic2NyaXB0aW9uUmVzcG9uc2USYQoPR2V0U3Vic2NyaXB0aW9uEiMuY2hlY2tvdXQudjEuR2V0U3Vic2NyaXB0aW9uUmVxdWVzdBokLmNoZWNrb3V0LnYxLkdldFN1YnNjcmlwdGlvblJlc3BvbnNlIgOQAgESZwoRTGlzdFN1YnNjcmlwdGlvbnMSJS5jaGVja291dC52MS5MaXN0U3Vic2NyaXB0aW9uc1JlcXVlc3QaJi5jaGVja291dC52MS5MaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlIgOQAgESZQoSQ2FuY2VsU3Vic2NyaXB0aW9uEiYuY2hlY2tvdXQudjEuQ2FuY2VsU3Vic2NyaXB0aW9uUmVxdWVzdBonLmNoZWNrb3V0LnYxLkNhbmNlbFN1YnNjcmlwdGlvblJlc3BvbnNlEmIKEVBhdXNlU3Vic2NyaXB0aW9uEiUuY2hlY2tvdXQudjEuUGF1c2VTdWJzY3JpcHRpb25SZXF1ZXN0GiYuY2hlY2tvdXQudjEuUGF1c2VTdWJzY3JpcHRpb25SZXNwb25zZRJlChJSZXN1bWVTdWJzY3JpcHRpb24SJi5jaGVja291dC52MS5SZXN1bWVTdWJzY3JpcHRpb25SZXF1ZXN0GicuY2hlY2tvdXQudjEuUmVzdW1lU3Vic2NyaXB0aW9uUmVzcG9uc2UyqwIKEFRlc3RDbG9ja1NlcnZpY2USXAoPQ3JlYXRlVGVzdENsb2NrEiMuY2hlY2tvdXQudjEuQ3JlYXRlVGVzdENsb2NrUmVxdWVzdBokLmNoZWNrb3V0LnYxLkNyZWF0ZVRlc3RDbG9ja1Jlc3BvbnNlElgKDEdldFRlc3RDbG9jaxIgLmNoZWNrb3V0LnYxLkdldFRlc3RDbG9ja1JlcXVlc3QaIS5jaGVja291dC52MS5HZXRUZXN0Q2xvY2tSZXNwb25zZSIDkAIBEl8KEEFkdmFuY2VUZXN0Q2xvY2sSJC5jaGVja291dC52MS5BZHZhbmNlVGVzdENsb2NrUmVxdWVzdBolLmNoZWNrb3V0LnYxLkFkdmFuY2VUZXN0Q2xvY2tSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
+  fileDesc("Ch5jaGVja291dC92MS9zdWJzY3JpcHRpb24ucHJvdG8SC2NoZWNrb3V0LnYxIoQGCgxTdWJzY3JpcHRpb24SCgoCaWQYASABKAkSEAoIY3VzdG9tZXIYAiABKAkSDAoEY2FyZBgDIAEoCRIOCgZhbW91bnQYBCABKAMSEAoIY3VycmVuY3kYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEikKCmxpbmVfaXRlbXMYByADKAsyFS5jaGVja291dC52MS5MaW5lSXRlbRIQCghpbnRlcnZhbBgIIAEoCRIWCg5pbnRlcnZhbF9jb3VudBgJIAEoBRIuCgpzdGFydF9kYXRlGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgp0cmlhbF9kYXlzGAsgASgFEhMKBmN5Y2xlcxgMIAEoBUgAiAEBEhwKFGFmdGVyX2ZhaWxlZF9yZXRyaWVzGA0gASgJEg4KBnN0YXR1cxgOIAEoCRISCgpuZXh0X2N5Y2xlGA8gASgFEjcKDm5leHRfY2hhcmdlX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEg8KB3JldHJpZXMYESABKAUSHAoUY2FuY2VsX2F0X3BlcmlvZF9lbmQYEiABKAgSNAoLY2FuY2VsZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESIAoTY2FuY2VsbGF0aW9uX3JlYXNvbhgUIAEoCUgDiAEBEhcKCnRlc3RfY2xvY2sYFSABKAlIBIgBARIQCghsaXZlbW9kZRgWIAEoCBIrCgdjcmVhdGVkGBcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2Cg5jaGFyZ2VkX2N5Y2xlcxgYIAMoCzIeLmNoZWNrb3V0LnYxLlN1YnNjcmlwdGlvbkN5Y2xlQgkKB19jeWNsZXNCEQoPX25leHRfY2hhcmdlX2F0Qg4KDF9jYW5jZWxlZF9hdEIWChRfY2FuY2VsbGF0aW9uX3JlYXNvbkINCgtfdGVzdF9jbG9jayJFChFTdWJzY3JpcHRpb25DeWNsZRINCgVjeWNsZRgBIAEoBRIQCghvcmRlcl9pZBgCIAEoCRIPCgdjaGFyZ2VzGAMgASgFIrEDChlDcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0EhYKCGN1c3RvbWVyGAEgASgJQgTA8xgDEhIKBGNhcmQYAiABKAlCBMDzGAMSDgoGYW1vdW50GAMgASgDEhAKCGN1cnJlbmN5GAQgASgJEhEKCXJlZmVyZW5jZRgFIAEoCRIpCgpsaW5lX2l0ZW1zGAYgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SEAoIaW50ZXJ2YWwYByABKAkSGwoOaW50ZXJ2YWxfY291bnQYCCABKAVIAIgBARIzCgpzdGFydF9kYXRlGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhcKCnRyaWFsX2RheXMYCiABKAVIAogBARITCgZjeWNsZXMYCyABKAVIA4gBARIhChRhZnRlcl9mYWlsZWRfcmV0cmllcxgMIAEoCUgEiAEBQhEKD19pbnRlcnZhbF9jb3VudEINCgtfc3RhcnRfZGF0ZUINCgtfdHJpYWxfZGF5c0IJCgdfY3ljbGVzQhcKFV9hZnRlcl9mYWlsZWRfcmV0cmllcyJNChpDcmVhdGVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24iKgoWR2V0U3Vic2NyaXB0aW9uUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYASJKChdHZXRTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24iiQEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBINCgVsaW1pdBgBIAEoBRIhCg5zdGFydGluZ19hZnRlchgCIAEoCUIEwPMYAkgAiAEBEhsKCGN1c3RvbWVyGAMgASgJQgTA8xgDSAGIAQFCEQoPX3N0YXJ0aW5nX2FmdGVyQgsKCV9jdXN0b21lciJfChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjAKDXN1YnNjcmlwdGlvbnMYASADKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24SEAoIaGFzX21vcmUYAiABKAgiTwoZVXBkYXRlU3Vic2NyaXB0aW9uUmVxdWVzdBIQCgJpZBgBIAEoCUIEwPMYARIXCgRjYXJkGAIgASgJQgTA8xgDSACIAQFCBwoFX2NhcmQiTQoaVXBkYXRlU3Vic2NyaXB0aW9uUmVzcG9uc2USLwoMc3Vic2NyaXB0aW9uGAEgASgLMhkuY2hlY2tvdXQudjEuU3Vic2NyaXB0aW9uIkQKGUNhbmNlbFN1YnNjcmlwdGlvblJlcXVlc3QSEAoCaWQYASABKAlCBMDzGAESFQoNYXRfcGVyaW9kX2VuZBgCIAEoCCJNChpDYW5jZWxTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5jaGVja291dC52MS5TdWJzY3JpcHRpb24iLAoYUGF1c2VTdWJzY3JpcHRpb25SZXF1ZXN0EhAKAmlkGAEgASgJQgTA8xgBIkwKGVBhdXNlU3Vic2NyaXB0aW9uUmVzcG9uc2USLwoMc3Vic2NyaXB0aW9uGAEgASgLMhkuY2hlY2tvdXQudjEuU3Vic2NyaXB0aW9uIi0KGVJlc3VtZVN1YnNjcmlwdGlvblJlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiTQoaUmVzdW1lU3Vic2NyaXB0aW9uUmVzcG9uc2USLwoMc3Vic2NyaXB0aW9uGAEgASgLMhkuY2hlY2tvdXQudjEuU3Vic2NyaXB0aW9uIpMBCglUZXN0Q2xvY2sSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIvCgtmcm96ZW5fdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAQgASgJEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImwKFkNyZWF0ZVRlc3RDbG9ja1JlcXVlc3QSNAoLZnJvemVuX3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESDAoEbmFtZRgCIAEoCUIOCgxfZnJvemVuX3RpbWUiRQoXQ3JlYXRlVGVzdENsb2NrUmVzcG9uc2USKgoKdGVzdF9jbG9jaxgBIAEoCzIWLmNoZWNrb3V0LnYxLlRlc3RDbG9jayInChNHZXRUZXN0Q2xvY2tSZXF1ZXN0EhAKAmlkGAEgASgJQgTA8xgBIkIKFEdldFRlc3RDbG9ja1Jlc3BvbnNlEioKCnRlc3RfY2xvY2sYASABKAsyFi5jaGVja291dC52MS5UZXN0Q2xvY2siUwoXQWR2YW5jZVRlc3RDbG9ja1JlcXVlc3QSEAoCaWQYASABKAlCBMDzGAESJgoCdG8YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlcKGEFkdmFuY2VUZXN0Q2xvY2tSZXNwb25zZRIqCgp0ZXN0X2Nsb2NrGAEgASgLMhYuY2hlY2tvdXQudjEuVGVzdENsb2NrEg8KB2NoYXJnZXMYAiABKAUy4QUKE1N1YnNjcmlwdGlvblNlcnZpY2USZQoSQ3JlYXRlU3Vic2NyaXB0aW9uEiYuY2hlY2tvdXQudjEuQ3JlYXRlU3Vic2NyaXB0aW9uUmVxdWVzdBonLmNoZWNrb3V0LnYxLkNyZWF0ZVN1YnNjcmlwdGlvblJlc3BvbnNlEmEKD0dldFN1YnNjcmlwdGlvbhIjLmNoZWNrb3V0LnYxLkdldFN1YnNjcmlwdGlvblJlcXVlc3QaJC5jaGVja291dC52MS5HZXRTdWJzY3JpcHRpb25SZXNwb25zZSIDkAIBEmcKEUxpc3RTdWJzY3JpcHRpb25zEiUuY2hlY2tvdXQudjEuTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0GiYuY2hlY2tvdXQudjEuTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZSIDkAIBEmUKElVwZGF0ZVN1YnNjcmlwdGlvbhImLmNoZWNrb3V0LnYxLlVwZGF0ZVN1YnNjcmlwdGlvblJlcXVlc3QaJy5jaGVja291dC52MS5VcGRhdGVTdWJzY3JpcHRpb25SZXNwb25zZRJlChJDYW5jZWxTdWJzY3JpcHRpb24SJi5jaGVja291dC52MS5DYW5jZWxTdWJzY3JpcHRpb25SZXF1ZXN0GicuY2hlY2tvdXQudjEuQ2FuY2VsU3Vic2NyaXB0aW9uUmVzcG9uc2USYgoRUGF1c2VTdWJzY3JpcHRpb24SJS5jaGVja291dC52MS5QYXVzZVN1YnNjcmlwdGlvblJlcXVlc3QaJi5jaGVja291dC52MS5QYXVzZVN1YnNjcmlwdGlvblJlc3BvbnNlEmUKElJlc3VtZVN1YnNjcmlwdGlvbhImLmNoZWNrb3V0LnYxLlJlc3VtZVN1YnNjcmlwdGlvblJlcXVlc3QaJy5jaGVja291dC52MS5SZXN1bWVTdWJzY3JpcHRpb25SZXNwb25zZTKrAgoQVGVzdENsb2NrU2VydmljZRJcCg9DcmVhdGVUZXN0Q2xvY2sSIy5jaGVja291dC52MS5DcmVhdGVUZXN0Q2xvY2tSZXF1ZXN0GiQuY2hlY2tvdXQudjEuQ3JlYXRlVGVzdENsb2NrUmVzcG9uc2USWAoMR2V0VGVzdENsb2NrEiAuY2hlY2tvdXQudjEuR2V0VGVzdENsb2NrUmVxdWVzdBohLmNoZWNrb3V0LnYxLkdldFRlc3RDbG9ja1Jlc3BvbnNlIgOQAgESXwoQQWR2YW5jZVRlc3RDbG9jaxIkLmNoZWNrb3V0LnYxLkFkdmFuY2VUZXN0Q2xvY2tSZXF1ZXN0GiUuY2hlY2tvdXQudjEuQWR2YW5jZVRlc3RDbG9ja1Jlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message checkout.v1.Subscription
@@ -363,6 +363,47 @@ export const ListSubscriptionsResponseSchema: GenMessage<ListSubscriptionsRespon
   messageDesc(file_checkout_v1_subscription, 7);
 
 /**
+ * @generated from message checkout.v1.UpdateSubscriptionRequest
+ */
+export type UpdateSubscriptionRequest = Message<"checkout.v1.UpdateSubscriptionRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Another saved card (card_…) of the subscription's customer.
+   *
+   * @generated from field: optional string card = 2;
+   */
+  card?: string | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.UpdateSubscriptionRequest.
+ * Use `create(UpdateSubscriptionRequestSchema)` to create a new message.
+ */
+export const UpdateSubscriptionRequestSchema: GenMessage<UpdateSubscriptionRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_subscription, 8);
+
+/**
+ * @generated from message checkout.v1.UpdateSubscriptionResponse
+ */
+export type UpdateSubscriptionResponse = Message<"checkout.v1.UpdateSubscriptionResponse"> & {
+  /**
+   * @generated from field: checkout.v1.Subscription subscription = 1;
+   */
+  subscription?: Subscription | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.UpdateSubscriptionResponse.
+ * Use `create(UpdateSubscriptionResponseSchema)` to create a new message.
+ */
+export const UpdateSubscriptionResponseSchema: GenMessage<UpdateSubscriptionResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_subscription, 9);
+
+/**
  * @generated from message checkout.v1.CancelSubscriptionRequest
  */
 export type CancelSubscriptionRequest = Message<"checkout.v1.CancelSubscriptionRequest"> & {
@@ -382,7 +423,7 @@ export type CancelSubscriptionRequest = Message<"checkout.v1.CancelSubscriptionR
  * Use `create(CancelSubscriptionRequestSchema)` to create a new message.
  */
 export const CancelSubscriptionRequestSchema: GenMessage<CancelSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 8);
+  messageDesc(file_checkout_v1_subscription, 10);
 
 /**
  * @generated from message checkout.v1.CancelSubscriptionResponse
@@ -399,7 +440,7 @@ export type CancelSubscriptionResponse = Message<"checkout.v1.CancelSubscription
  * Use `create(CancelSubscriptionResponseSchema)` to create a new message.
  */
 export const CancelSubscriptionResponseSchema: GenMessage<CancelSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 9);
+  messageDesc(file_checkout_v1_subscription, 11);
 
 /**
  * @generated from message checkout.v1.PauseSubscriptionRequest
@@ -416,7 +457,7 @@ export type PauseSubscriptionRequest = Message<"checkout.v1.PauseSubscriptionReq
  * Use `create(PauseSubscriptionRequestSchema)` to create a new message.
  */
 export const PauseSubscriptionRequestSchema: GenMessage<PauseSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 10);
+  messageDesc(file_checkout_v1_subscription, 12);
 
 /**
  * @generated from message checkout.v1.PauseSubscriptionResponse
@@ -433,7 +474,7 @@ export type PauseSubscriptionResponse = Message<"checkout.v1.PauseSubscriptionRe
  * Use `create(PauseSubscriptionResponseSchema)` to create a new message.
  */
 export const PauseSubscriptionResponseSchema: GenMessage<PauseSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 11);
+  messageDesc(file_checkout_v1_subscription, 13);
 
 /**
  * @generated from message checkout.v1.ResumeSubscriptionRequest
@@ -450,7 +491,7 @@ export type ResumeSubscriptionRequest = Message<"checkout.v1.ResumeSubscriptionR
  * Use `create(ResumeSubscriptionRequestSchema)` to create a new message.
  */
 export const ResumeSubscriptionRequestSchema: GenMessage<ResumeSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 12);
+  messageDesc(file_checkout_v1_subscription, 14);
 
 /**
  * @generated from message checkout.v1.ResumeSubscriptionResponse
@@ -467,7 +508,7 @@ export type ResumeSubscriptionResponse = Message<"checkout.v1.ResumeSubscription
  * Use `create(ResumeSubscriptionResponseSchema)` to create a new message.
  */
 export const ResumeSubscriptionResponseSchema: GenMessage<ResumeSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 13);
+  messageDesc(file_checkout_v1_subscription, 15);
 
 /**
  * @generated from message checkout.v1.TestClock
@@ -506,7 +547,7 @@ export type TestClock = Message<"checkout.v1.TestClock"> & {
  * Use `create(TestClockSchema)` to create a new message.
  */
 export const TestClockSchema: GenMessage<TestClock> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 14);
+  messageDesc(file_checkout_v1_subscription, 16);
 
 /**
  * @generated from message checkout.v1.CreateTestClockRequest
@@ -528,7 +569,7 @@ export type CreateTestClockRequest = Message<"checkout.v1.CreateTestClockRequest
  * Use `create(CreateTestClockRequestSchema)` to create a new message.
  */
 export const CreateTestClockRequestSchema: GenMessage<CreateTestClockRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 15);
+  messageDesc(file_checkout_v1_subscription, 17);
 
 /**
  * @generated from message checkout.v1.CreateTestClockResponse
@@ -545,7 +586,7 @@ export type CreateTestClockResponse = Message<"checkout.v1.CreateTestClockRespon
  * Use `create(CreateTestClockResponseSchema)` to create a new message.
  */
 export const CreateTestClockResponseSchema: GenMessage<CreateTestClockResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 16);
+  messageDesc(file_checkout_v1_subscription, 18);
 
 /**
  * @generated from message checkout.v1.GetTestClockRequest
@@ -562,7 +603,7 @@ export type GetTestClockRequest = Message<"checkout.v1.GetTestClockRequest"> & {
  * Use `create(GetTestClockRequestSchema)` to create a new message.
  */
 export const GetTestClockRequestSchema: GenMessage<GetTestClockRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 17);
+  messageDesc(file_checkout_v1_subscription, 19);
 
 /**
  * @generated from message checkout.v1.GetTestClockResponse
@@ -579,7 +620,7 @@ export type GetTestClockResponse = Message<"checkout.v1.GetTestClockResponse"> &
  * Use `create(GetTestClockResponseSchema)` to create a new message.
  */
 export const GetTestClockResponseSchema: GenMessage<GetTestClockResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 18);
+  messageDesc(file_checkout_v1_subscription, 20);
 
 /**
  * @generated from message checkout.v1.AdvanceTestClockRequest
@@ -601,7 +642,7 @@ export type AdvanceTestClockRequest = Message<"checkout.v1.AdvanceTestClockReque
  * Use `create(AdvanceTestClockRequestSchema)` to create a new message.
  */
 export const AdvanceTestClockRequestSchema: GenMessage<AdvanceTestClockRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 19);
+  messageDesc(file_checkout_v1_subscription, 21);
 
 /**
  * @generated from message checkout.v1.AdvanceTestClockResponse
@@ -625,7 +666,7 @@ export type AdvanceTestClockResponse = Message<"checkout.v1.AdvanceTestClockResp
  * Use `create(AdvanceTestClockResponseSchema)` to create a new message.
  */
 export const AdvanceTestClockResponseSchema: GenMessage<AdvanceTestClockResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_subscription, 20);
+  messageDesc(file_checkout_v1_subscription, 22);
 
 /**
  * Subscriptions: a customer's vaulted card charged on a schedule, each cycle an order of its own
@@ -658,6 +699,16 @@ export const SubscriptionService: GenService<{
     methodKind: "unary";
     input: typeof ListSubscriptionsRequestSchema;
     output: typeof ListSubscriptionsResponseSchema;
+  },
+  /**
+   * Changes the saved card charged from now on (a customer's new card while past_due, say).
+   *
+   * @generated from rpc checkout.v1.SubscriptionService.UpdateSubscription
+   */
+  updateSubscription: {
+    methodKind: "unary";
+    input: typeof UpdateSubscriptionRequestSchema;
+    output: typeof UpdateSubscriptionResponseSchema;
   },
   /**
    * Cancels now, or at the current period's end (the next cycle is then not charged).

@@ -70,6 +70,7 @@ function fromRow(row: SubscriptionRow): Subscription {
 /** The columns a transition changes. */
 function changing(s: Subscription, now: Date) {
   return {
+    card_id: s.cardId,
     status: s.status,
     next_cycle: s.nextCycle,
     next_charge_at: s.nextChargeAt,
@@ -172,7 +173,6 @@ export class PostgresSubscriptionRepository implements SubscriptionRepository {
         merchant_id: s.merchantId,
         livemode: s.livemode,
         customer_id: s.customerId,
-        card_id: s.cardId,
         amount: s.amount.toString(),
         currency: s.currency,
         reference: s.reference,

@@ -1,0 +1,180 @@
+// Subscriptions on the real Postgres, driven by test clocks: a year of monthly cycles anchored on
+// 31 January (28 February, 31 March, …), each its own order with its receipt and ledger capture;
+// a failing card through dunning to recovery, to unpaid and to canceled; cancel at the period's end,
+// pause and resume; two schedulers at once and a crash between a charge and its bookkeeping charge
+// each cycle once. Every suite ends with the ledger verified (test/support/service.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { startTestService, type TestService } from './support/service.ts';
+
+let svc: TestService;
+let shop: SandboxCredentials;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  shop = await svc.sandbox('Subscription shop');
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+const call = async (method: 'GET' | 'POST', url: string, body?: unknown, key = shop.test_secret_key) =>
+  svc.app.inject({ method, url, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+const ok = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+  const res = await call(method, url, body);
+  expect(res.statusCode, res.body).toBeLessThan(300);
+  return res.json();
+};
+const cardNumber = (behaviour: string) => shop.test_cards.find((c) => c.behaviour === behaviour)!.number;
+const rawCard = (behaviour: string) => ({ number: cardNumber(behaviour), exp_month: 12, exp_year: new Date().getUTCFullYear() + 4, cvc: '123', name: 'Ada Lovelace' });
+
+/** A test clock frozen at `at`, a customer on it, and that customer's saved card of `behaviour`. */
+async function onClock(at: string, behaviour = 'approved') {
+  const clock = await ok('POST', '/v1/test_helpers/test_clocks', { frozen_time: at, name: 'billing year' });
+  const customer = await ok('POST', '/v1/customers', { email: 'ada@example.com', test_clock: clock.id });
+  expect(customer.test_clock).toBe(clock.id);
+  const card = await ok('POST', `/v1/customers/${customer.id}/cards`, { card: rawCard(behaviour) });
+  return { clock, customer, card };
+}
+const advance = (clockId: string, to: string) => ok('POST', `/v1/test_helpers/test_clocks/${clockId}/advance`, { to });
+const orderOf = (id: string) => ok('GET', `/v1/orders/${id}`);
+async function eventsOf(subscriptionId: string) {
+  return svc.db.knex('events').where({ subject_type: 'subscription', subject_id: subscriptionId }).orderBy('sequence');
+}
+
+describe('subscriptions on a test clock', () => {
+  it('charges a 31 January subscription monthly for a year: 28 February, 31 March, …, each cycle its order, receipt, event and ledger capture', async () => {
+    const { clock, customer, card } = await onClock('2027-01-31T09:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 990, currency: 'EUR', reference: 'plan-gold', interval: 'month' });
+    // The first cycle is due at once: charged with the creation.
+    expect(sub).toMatchObject({ object: 'subscription', status: 'active', next_cycle: 2, next_charge_at: '2027-02-28T09:00:00.000Z', test_clock: clock.id });
+    expect(sub.charged_cycles).toHaveLength(1);
+
+    const advanced = await advance(clock.id, '2028-01-31T10:00:00.000Z');
+    expect(advanced).toMatchObject({ charges: 12, test_clock: { frozen_time: '2028-01-31T10:00:00.000Z', status: 'ready' } });
+    const after = await ok('GET', `/v1/subscriptions/${sub.id}`);
+    expect(after).toMatchObject({ status: 'active', next_cycle: 14, next_charge_at: '2028-02-29T09:00:00.000Z' });
+    expect(after.charged_cycles.map((c: { cycle: number }) => c.cycle)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+
+    const orders = await Promise.all(after.charged_cycles.map((c: { order: string }) => orderOf(c.order)));
+    expect(orders.map((o) => o.created.slice(0, 10))).toEqual([
+      '2027-01-31', '2027-02-28', '2027-03-31', '2027-04-30', '2027-05-31', '2027-06-30', '2027-07-31',
+      '2027-08-31', '2027-09-30', '2027-10-31', '2027-11-30', '2027-12-31', '2028-01-31',
+    ]);
+    for (const [i, order] of orders.entries()) {
+      expect(order).toMatchObject({ status: 'paid', reference: 'plan-gold', amount: 990, customer: customer.id, subscription: sub.id, subscription_cycle: i + 1 });
+      expect(await svc.db.knex('ledger_transactions').where({ order_id: order.id, kind: 'capture' })).toHaveLength(1);
+    }
+    // Each cycle told once, in order, with its order and receipt.
+    const charged = (await eventsOf(sub.id)).filter((e) => e.type === 'subscription.charged');
+    expect(charged.map((e) => e.data.cycle)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(charged[1]!.data).toMatchObject({ order: { id: orders[1].id, reference: 'plan-gold' }, receipt_url: orders[1].checkout_url });
+    const sequences = (await eventsOf(sub.id)).map((e) => e.sequence);
+    expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+    expect(await svc.core.ledger.verify()).toBeUndefined();
+  });
+
+  it('retries a failing card 1, 3 and 5 days on (past_due), and recovers on a new card; the cycles after keep their dates', async () => {
+    const { clock, customer, card } = await onClock('2027-03-31T12:00:00.000Z', 'challenge');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 1500, currency: 'EUR', reference: 'plan-dunning', interval: 'month' });
+    // Off-session, a card that asks for 3-D Secure declines: past_due, retried a day later.
+    expect(sub).toMatchObject({ status: 'past_due', retries: 0, next_cycle: 1, next_charge_at: '2027-04-01T12:00:00.000Z' });
+    await advance(clock.id, '2027-04-03T13:00:00.000Z');
+    expect(await ok('GET', `/v1/subscriptions/${sub.id}`)).toMatchObject({ status: 'past_due', retries: 2, next_charge_at: '2027-04-05T12:00:00.000Z' });
+    // The customer gives a new card before the last retry.
+    const fresh = await ok('POST', `/v1/customers/${customer.id}/cards`, { card: rawCard('approved') });
+    await ok('POST', `/v1/subscriptions/${sub.id}`, { card: fresh.id });
+    await advance(clock.id, '2027-04-05T13:00:00.000Z');
+    const recovered = await ok('GET', `/v1/subscriptions/${sub.id}`);
+    expect(recovered).toMatchObject({ status: 'active', retries: 0, next_cycle: 2, next_charge_at: '2027-04-30T12:00:00.000Z', charged_cycles: [{ cycle: 1, charges: 4 }] });
+    const order = await orderOf(recovered.charged_cycles[0].order);
+    expect(order).toMatchObject({ status: 'paid', subscription_cycle: 1 });
+    expect(order.attempts.map((a: { status: string }) => a.status)).toEqual(['failed', 'failed', 'failed', 'succeeded']);
+    const types = (await eventsOf(sub.id)).map((e) => e.type);
+    expect(types).toEqual(['subscription.created', 'subscription.payment_failed', 'subscription.payment_failed', 'subscription.payment_failed', 'subscription.updated', 'subscription.charged']);
+    const failures = (await eventsOf(sub.id)).filter((e) => e.type === 'subscription.payment_failed');
+    expect(failures.map((e) => [e.data.attempt, e.data.decline_code])).toEqual([
+      [1, 'authentication_required'],
+      [2, 'authentication_required'],
+      [3, 'authentication_required'],
+    ]);
+  });
+
+  it('stops charging once the retries are spent: unpaid, or canceled as the merchant chose', async () => {
+    const { clock, customer, card } = await onClock('2027-05-10T08:00:00.000Z', 'challenge');
+    const unpaid = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 700, currency: 'EUR', reference: 'plan-unpaid', interval: 'week' });
+    const canceled = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 700, currency: 'EUR', reference: 'plan-cancel', interval: 'week', after_failed_retries: 'cancel' });
+    await advance(clock.id, '2027-06-10T08:00:00.000Z');
+    expect(await ok('GET', `/v1/subscriptions/${unpaid.id}`)).toMatchObject({ status: 'unpaid', next_charge_at: null, retries: 3 });
+    expect(await ok('GET', `/v1/subscriptions/${canceled.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'payment_failed', next_charge_at: null });
+    // Four charges of the one cycle each, and nothing after.
+    for (const id of [unpaid.id, canceled.id]) expect((await ok('GET', `/v1/subscriptions/${id}`)).charged_cycles).toEqual([expect.objectContaining({ cycle: 1, charges: 4 })]);
+  });
+
+  it('cancels at the period’s end, pauses and resumes skipping the dates that passed, and ends after its cycles', async () => {
+    const { clock, customer, card } = await onClock('2027-07-01T10:00:00.000Z');
+    const ending = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 500, currency: 'EUR', reference: 'plan-end', interval: 'month' });
+    await ok('POST', `/v1/subscriptions/${ending.id}/cancel`, { at_period_end: true });
+    const paused = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 500, currency: 'EUR', reference: 'plan-pause', interval: 'month' });
+    expect(await ok('POST', `/v1/subscriptions/${paused.id}/pause`)).toMatchObject({ status: 'paused', next_charge_at: null });
+    const limited = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 500, currency: 'EUR', reference: 'plan-three', interval: 'month', cycles: 3, trial_days: 14 });
+    expect(limited).toMatchObject({ status: 'trialing', next_charge_at: '2027-07-15T10:00:00.000Z', charged_cycles: [] });
+
+    await advance(clock.id, '2027-10-20T10:00:00.000Z');
+    expect(await ok('GET', `/v1/subscriptions/${ending.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'requested', charged_cycles: [expect.objectContaining({ cycle: 1 })] });
+    expect(await ok('GET', `/v1/subscriptions/${limited.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'cycles_completed', next_cycle: 4 });
+    expect((await ok('GET', `/v1/subscriptions/${limited.id}`)).charged_cycles.map((c: { cycle: number }) => c.cycle)).toEqual([1, 2, 3]);
+
+    // Resumed on 20 October: cycles 2 to 4 (1 Aug, 1 Sep, 1 Oct) passed while paused and are skipped.
+    const resumed = await ok('POST', `/v1/subscriptions/${paused.id}/resume`);
+    expect(resumed).toMatchObject({ status: 'active', next_cycle: 5, next_charge_at: '2027-11-01T10:00:00.000Z' });
+    expect((await call('POST', `/v1/subscriptions/${ending.id}/pause`)).json().error.code).toBe('subscription_state_invalid');
+  });
+});
+
+describe('exactly once', () => {
+  it('charges each cycle once with two schedulers at once, and after a crash between a charge and its bookkeeping', async () => {
+    const { clock, customer, card } = await onClock('2027-09-15T06:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 1200, currency: 'EUR', reference: 'plan-once', interval: 'day' });
+    expect(sub.charged_cycles).toHaveLength(1);
+    // Two schedulers at the same instant of cycle 2.
+    const at = { now: () => new Date('2027-09-16T06:00:00.000Z') };
+    const results = await Promise.all([svc.core.billing.chargeDue(sub.id, at), svc.core.billing.chargeDue(sub.id, at), svc.core.billing.chargeDue(sub.id, at)]);
+    expect(results.filter((r) => r === 'charged')).toHaveLength(1);
+    // A process that stops after charging cycle 3 and before taking the outcome in: its bookkeeping fails.
+    const at3 = { now: () => new Date('2027-09-17T06:00:00.000Z') };
+    await svc.db.knex.raw(`CREATE FUNCTION stop_bookkeeping() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'process stopped'; END $$`);
+    await svc.db.knex.raw(`CREATE TRIGGER stop_bookkeeping BEFORE UPDATE ON subscriptions FOR EACH ROW WHEN (NEW.next_cycle = 4) EXECUTE FUNCTION stop_bookkeeping()`);
+    await expect(svc.core.billing.chargeDue(sub.id, at3)).rejects.toThrow();
+    await svc.db.knex.raw('DROP TRIGGER stop_bookkeeping ON subscriptions');
+    await svc.db.knex.raw('DROP FUNCTION stop_bookkeeping()');
+    const cycle3 = await svc.db.knex('subscription_cycles').where({ subscription_id: sub.id, cycle: 3 }).first();
+    expect(cycle3).toMatchObject({ charges_started: 1, charges_recorded: 0 });
+    expect((await orderOf(cycle3.order_id)).status).toBe('paid');
+    // The restart takes the paid order in without charging again.
+    expect(await svc.core.billing.chargeDue(sub.id, at3)).toBe('charged');
+    const after = await ok('GET', `/v1/subscriptions/${sub.id}`);
+    expect(after.charged_cycles.map((c: { cycle: number; charges: number }) => [c.cycle, c.charges])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ]);
+    for (const c of after.charged_cycles) expect(await svc.db.knex('payments').where({ order_id: c.order, status: 'succeeded' })).toHaveLength(1);
+    expect(await svc.db.knex('orders').where({ subscription_id: sub.id })).toHaveLength(3);
+    // Then the clock catches up cycle by cycle.
+    await advance(clock.id, '2027-09-20T07:00:00.000Z');
+    expect((await ok('GET', `/v1/subscriptions/${sub.id}`)).charged_cycles).toHaveLength(6);
+    expect(svc.internalErrors).toEqual([]);
+  });
+
+  it('keeps subscriptions to their merchant and mode, and test clocks to test mode', async () => {
+    const { customer, card } = await onClock('2027-12-01T00:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 100, currency: 'EUR', reference: 'private', interval: 'year' });
+    const other = await svc.sandbox('Other subscriptions');
+    expect((await call('GET', `/v1/subscriptions/${sub.id}`, undefined, other.test_secret_key)).statusCode).toBe(404);
+    expect((await call('POST', `/v1/subscriptions/${sub.id}/cancel`, {}, other.test_secret_key)).statusCode).toBe(404);
+    expect((await call('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 100, currency: 'EUR', reference: 'x', interval: 'year' }, other.test_secret_key)).json().error).toMatchObject({ param: 'customer' });
+    expect((await call('POST', '/v1/test_helpers/test_clocks', {}, shop.live_secret_key)).json().error.code).toBe('test_mode_only');
+    expect((await call('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 100, currency: 'EUR', reference: 'x', interval: 'fortnight' })).json().error).toMatchObject({ code: 'schedule_invalid', param: 'interval' });
+  });
+});
