@@ -30,6 +30,12 @@ export interface Billing {
   runDue(limit: number): Promise<number>;
 }
 
+/** How long a biller holds the subscriptions it took before another may take them. */
+export const BILLING_LEASE_MS = 60_000;
+
+/** How long a counted charge may go without its payment beginning before it is taken for one that never will. */
+export const STALE_CHARGE_MS = 120_000;
+
 /** How long a cycle's order can be paid: through the dunning retries (5 days) and then some. */
 export const CYCLE_ORDER_VALIDITY_MS = 7 * 86_400_000;
 
@@ -82,8 +88,11 @@ export function createBilling(deps: {
     return claim.claimed ? order : claim.existing.order;
   }
 
-  /** Takes the outcome of the cycle's charges in, once; nothing while a charge is still processing. */
-  async function record(subscriptionId: string, clock: Clock): Promise<ChargeResult> {
+  /**
+   * Takes the outcome of the cycle's charges in, once; nothing while a charge is still processing or
+   * about to begin. `noCard`: the charge found no saved card to charge (deleted), a failure of its own.
+   */
+  async function record(subscriptionId: string, clock: Clock, noCard = false): Promise<ChargeResult> {
     return deps.uow.run(async (tx) => {
       const s = await tx.subscriptions.lock(subscriptionId);
       if (!s) return 'not_due';
@@ -97,11 +106,20 @@ export function createBilling(deps: {
         await tx.subscriptions.noteChargesRecorded(s.id, cycle.cycle, cycle.chargesStarted);
         return 'charged';
       }
-      const attempts = (await tx.payments.listForOrder(order.id)).flatMap((p) => p.attempts);
+      const records = await tx.payments.listForOrder(order.id);
+      const attempts = records.flatMap((p) => p.attempts);
       if (attempts.some((a) => a.status === 'processing' || a.status === 'requires_authentication' || a.status === 'reversal_pending')) return 'pending';
+      const counted = records.filter((r) => r.payment.submissionId?.startsWith(`subscription_${s.id}_${cycle.cycle}_`) ?? false).length;
+      if (counted < cycle.chargesStarted && !noCard) {
+        // A counted charge whose payment has not begun: about to (another runner is at it), or never
+        // will (its process stopped before it reached the engine). Past STALE_CHARGE_MS, it is
+        // forgotten, and the next run charges again: nothing of it reached an acquirer.
+        const startedAt = cycle.chargeStartedAt?.getTime() ?? 0;
+        if (deps.clock.now().getTime() - startedAt > STALE_CHARGE_MS) await tx.subscriptions.noteChargesRecorded(s.id, cycle.cycle, cycle.chargesStarted);
+        return 'pending';
+      }
       const last = attempts.at(-1);
-      // A charge that never reached a payment (the card was deleted) fails as the card's absence.
-      const declineCode = last?.declineCode ?? (last ? null : 'card_missing');
+      const declineCode = noCard ? 'card_missing' : (last?.declineCode ?? null);
       await store(tx, noteChargeFailed(s, cycle.cycle, { orderId: order.id, declineCode }, eventIds));
       await tx.subscriptions.noteChargesRecorded(s.id, cycle.cycle, cycle.chargesStarted);
       return 'failed';
@@ -134,14 +152,16 @@ export function createBilling(deps: {
         if (!s || !isDue(s, now) || s.nextCycle !== plan.s.nextCycle) return undefined;
         const cycle = await tx.subscriptions.addCycle({ subscriptionId: s.id, cycle: s.nextCycle, orderId }, now);
         if (cycle.chargesStarted > cycle.chargesRecorded) return undefined;
-        await tx.subscriptions.noteChargeStarted(s.id, cycle.cycle);
+        await tx.subscriptions.noteChargeStarted(s.id, cycle.cycle, deps.clock.now());
         return { s, cycle: cycle.cycle, attempt: cycle.chargesStarted + 1, orderId: cycle.orderId };
       });
       if (!started) return 'pending';
 
       const { s } = started;
+      let noCard = false;
       try {
         const opened = await deps.vault.openCard(s, s.customerId, s.cardId);
+        noCard = !opened;
         if (opened) {
           await deps.payOrderAt(clock)({
             orderId: started.orderId,
@@ -158,13 +178,13 @@ export function createBilling(deps: {
         // The engine refused (the order expired, a payment in progress): the outcome is read from the order below.
         deps.onBackgroundError(err);
       }
-      return record(subscriptionId, clock);
+      return record(subscriptionId, clock, noCard);
     },
 
     async runDue(limit) {
       const now = deps.clock.now();
       let charged = 0;
-      for (const id of await deps.subscriptions.due(now, null, limit)) {
+      for (const id of await deps.subscriptions.claimDue(now, new Date(now.getTime() + BILLING_LEASE_MS), limit)) {
         try {
           if ((await billing.chargeDue(id, deps.clock)) === 'charged') charged++;
         } catch (err) {

@@ -9,6 +9,8 @@ export interface SubscriptionCycle {
   readonly orderId: string;
   readonly chargesStarted: number;
   readonly chargesRecorded: number;
+  /** When the latest charge was counted (the real time); null before any. */
+  readonly chargeStartedAt: Date | null;
 }
 
 /** Subscriptions read outside a transaction (the API, the scheduler's search). */
@@ -21,6 +23,12 @@ export interface SubscriptionReader {
    * clock; soonest first.
    */
   due(now: Date, testClockId: string | null, limit: number): Promise<string[]>;
+  /**
+   * Leases up to `limit` subscriptions on the real time with a charge due by `now` (soonest first)
+   * to one biller until `leaseUntil`: several billers at once take different ones; a biller that
+   * stops leaves its lease to run out.
+   */
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<string[]>;
   /** When the next charge of a test clock's subscriptions is due (the earliest), or null. */
   nextDueOnClock(testClockId: string): Promise<Date | null>;
   /** The cycles charged or being charged, first first. */
@@ -37,9 +45,9 @@ export interface SubscriptionRepository {
   /** The cycle's row, if its order was made. */
   findCycle(subscriptionId: string, cycle: number): Promise<SubscriptionCycle | undefined>;
   /** Records the cycle's order; a cycle already recorded (another scheduler) is left as it is. Answers the cycle as stored. */
-  addCycle(cycle: Omit<SubscriptionCycle, 'chargesStarted' | 'chargesRecorded'>, at: Date): Promise<SubscriptionCycle>;
-  /** Counts a charge started on the cycle's order (before the acquirer is asked). */
-  noteChargeStarted(subscriptionId: string, cycle: number): Promise<void>;
+  addCycle(cycle: Omit<SubscriptionCycle, 'chargesStarted' | 'chargesRecorded' | 'chargeStartedAt'>, at: Date): Promise<SubscriptionCycle>;
+  /** Counts a charge started on the cycle's order (before the acquirer is asked), at the real time `at`. */
+  noteChargeStarted(subscriptionId: string, cycle: number, at: Date): Promise<void>;
   /** Counts the charges whose outcome the subscription has taken in. */
   noteChargesRecorded(subscriptionId: string, cycle: number, recorded: number): Promise<void>;
 }

@@ -45,6 +45,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('canceled_at', { useTz: true });
     t.text('cancellation_reason');
     t.text('test_clock_id').references('test_clocks.id');
+    // A biller's lease on a due subscription: several billers take different ones.
+    t.timestamp('lease_until', { useTz: true });
     t.integer('version').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.timestamp('updated_at', { useTz: true }).notNullable();
@@ -65,6 +67,8 @@ export async function up(knex: Knex): Promise<void> {
     // Charges started on the cycle's order (the first, then the retries), and those whose outcome the subscription has taken in.
     t.integer('charges_started').notNullable().defaultTo(0);
     t.integer('charges_recorded').notNullable().defaultTo(0);
+    // When the latest charge was counted (the real time): a count with no payment after it is a charge that never began.
+    t.timestamp('charge_started_at', { useTz: true });
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.primary(['subscription_id', 'cycle']);
   });

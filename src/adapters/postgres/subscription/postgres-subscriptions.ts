@@ -90,6 +90,7 @@ interface CycleRow {
   order_id: string;
   charges_started: number;
   charges_recorded: number;
+  charge_started_at: Date | null;
 }
 
 const cycleFromRow = (row: CycleRow): SubscriptionCycle => ({
@@ -98,6 +99,7 @@ const cycleFromRow = (row: CycleRow): SubscriptionCycle => ({
   orderId: row.order_id,
   chargesStarted: row.charges_started,
   chargesRecorded: row.charges_recorded,
+  chargeStartedAt: row.charge_started_at ? new Date(row.charge_started_at) : null,
 });
 
 const DUE_STATUSES = ['trialing', 'active', 'past_due'];
@@ -143,6 +145,23 @@ export class PostgresSubscriptionReader implements SubscriptionReader {
       if (testClockId === null) q.whereNull('test_clock_id');
       else q.where('test_clock_id', testClockId);
       return q.pluck('id');
+    });
+  }
+
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<string[]> {
+    return translateErrors(async () => {
+      const claimed = await this.#knex.raw<{ rows: { id: string }[] }>(
+        `UPDATE subscriptions SET lease_until = :leaseUntil
+         WHERE id IN (
+           SELECT id FROM subscriptions
+           WHERE test_clock_id IS NULL AND status IN ('trialing', 'active', 'past_due') AND next_charge_at <= :now
+             AND (lease_until IS NULL OR lease_until < :now)
+           ORDER BY next_charge_at LIMIT :limit
+           FOR UPDATE SKIP LOCKED)
+         RETURNING id`,
+        { now, leaseUntil, limit },
+      );
+      return claimed.rows.map((row) => row.id);
     });
   }
 
@@ -211,7 +230,7 @@ export class PostgresSubscriptionRepository implements SubscriptionRepository {
     });
   }
 
-  addCycle(cycle: Omit<SubscriptionCycle, 'chargesStarted' | 'chargesRecorded'>, at: Date): Promise<SubscriptionCycle> {
+  addCycle(cycle: Omit<SubscriptionCycle, 'chargesStarted' | 'chargesRecorded' | 'chargeStartedAt'>, at: Date): Promise<SubscriptionCycle> {
     return translateErrors(async () => {
       await this.#db('subscription_cycles')
         .insert({ subscription_id: cycle.subscriptionId, cycle: cycle.cycle, order_id: cycle.orderId, created_at: at })
@@ -222,9 +241,9 @@ export class PostgresSubscriptionRepository implements SubscriptionRepository {
     });
   }
 
-  noteChargeStarted(subscriptionId: string, cycle: number): Promise<void> {
+  noteChargeStarted(subscriptionId: string, cycle: number, at: Date): Promise<void> {
     return translateErrors(async () => {
-      await this.#db('subscription_cycles').where({ subscription_id: subscriptionId, cycle }).increment('charges_started', 1);
+      await this.#db('subscription_cycles').where({ subscription_id: subscriptionId, cycle }).update({ charges_started: this.#db.raw('charges_started + 1'), charge_started_at: at });
     });
   }
 
