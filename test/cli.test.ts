@@ -424,7 +424,7 @@ describe('operator errors', () => {
     ['MAX_CONNECTIONS', '0', /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/],
     ['HTTP_HEADERS_TIMEOUT_MS', '60000', /HTTP_HEADERS_TIMEOUT_MS \(60000\) must not be longer than HTTP_REQUEST_TIMEOUT_MS \(30000\)/],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes', /WEBHOOK_ALLOW_PRIVATE_NETWORKS has an invalid value "yes" \(one of true, false\)/],
-    ['SERVE_WORKERS', 'relay,bogus', /SERVE_WORKERS has an invalid value "relay,bogus": Unknown worker "bogus". Workers: relay, dispatcher, sweeper, settler, janitor/],
+    ['SERVE_WORKERS', 'relay,bogus', /SERVE_WORKERS has an invalid value "relay,bogus": Unknown worker "bogus". Workers: relay, dispatcher, sweeper, settler, biller, janitor/],
     ['TRUST_PROXY', 'yes', /TRUST_PROXY has an invalid value "yes" \(false; true for the one proxy in front/],
   ])('%s=%s is refused with a message naming it and exit code 1', async (key, value, message) => {
     const exit = await runCli(['serve'], cliEnv({ [key]: value }), 20_000);
@@ -436,7 +436,7 @@ describe('operator errors', () => {
   it('worker needs --only with known worker names: exit 2 and the list otherwise', async () => {
     const none = await runCli(['worker'], cliEnv());
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/worker needs --only with one or more of: relay, dispatcher, sweeper, settler, janitor/);
+    expect(none.stderr).toMatch(/worker needs --only with one or more of: relay, dispatcher, sweeper, settler, biller, janitor/);
     const unknown = await runCli(['worker', '--only', 'relay,mailer'], cliEnv());
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown worker "mailer"/);
