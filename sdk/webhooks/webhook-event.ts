@@ -1,28 +1,40 @@
 // The envelope every webhook delivery carries, as the receiver sees it after verification.
 
-/**
- * Event types. The first five are sent today; the others are reserved for the
- * features that will emit them, so a receiver can list them in its switch now.
- */
+/** Every event type the service sends (the same list as the service's EVENT_TYPES). */
 export type WebhookEventType =
   | 'order.created'
   | 'order.paid'
+  | 'order.authorized'
   | 'order.failed'
   | 'order.expired'
   | 'order.payment_reversed'
   | 'order.refunded'
+  | 'order.voided'
   | 'order.disputed'
   | 'dispute.funds_withdrawn'
   | 'dispute.updated'
   | 'dispute.funds_reinstated'
   | 'dispute.closed'
   | 'payout.settled'
-  | 'subscription.charged';
+  | 'payout.paid'
+  | 'payout.failed'
+  | 'subscription.created'
+  | 'subscription.charged'
+  | 'subscription.payment_failed'
+  | 'subscription.updated'
+  | 'subscription.paused'
+  | 'subscription.resumed'
+  | 'subscription.canceled'
+  | 'payment_link.completed'
+  | 'payment_link.deactivated';
 
-/** The event's payload: fields depend on the type, and every type carries the merchant's order reference. */
+/**
+ * The event's payload: fields depend on the type. Events of an order (and of its refunds and
+ * disputes, and of subscriptions) carry the merchant's reference; a payout's names its orders'.
+ */
 export interface WebhookEventData {
-  /** The reference the merchant gave the order at creation, unchanged. */
-  readonly reference: string;
+  /** The reference the merchant gave the order (or subscription) at creation, unchanged; absent on a payout's events. */
+  readonly reference?: string;
   readonly [field: string]: unknown;
 }
 
