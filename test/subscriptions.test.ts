@@ -177,4 +177,29 @@ describe('exactly once', () => {
     expect((await call('POST', '/v1/test_helpers/test_clocks', {}, shop.live_secret_key)).json().error.code).toBe('test_mode_only');
     expect((await call('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 100, currency: 'EUR', reference: 'x', interval: 'fortnight' })).json().error).toMatchObject({ code: 'schedule_invalid', param: 'interval' });
   });
+
+  it('never echoes a card number sent where an id or a name belongs, and keeps the cycles\' keys to itself', async () => {
+    const { customer } = await onClock('2027-12-02T00:00:00.000Z');
+    const number = cardNumber('approved');
+    const answers = [
+      await call('POST', '/v1/subscriptions', { customer: customer.id, card: number, amount: 100, currency: 'EUR', reference: 'x', interval: 'year' }),
+      await call('POST', `/v1/customers/${customer.id}/cards`, { token: number }),
+      await call('POST', `/v1/customers/${customer.id}/cards`, { card: { ...rawCard('approved'), [number]: 1 } }),
+      await call('GET', `/v1/customers/${number}`),
+    ];
+    for (const res of answers) {
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      expect(res.body).not.toContain(number);
+      expect(res.body).not.toContain(number.slice(0, 12));
+    }
+    expect(answers[0]!.json().error.message).toContain(`••••${number.slice(-4)}`);
+    // A merchant's key cannot take a subscription cycle's order key.
+    const hijack = await svc.app.inject({
+      method: 'POST',
+      url: '/v1/orders',
+      headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json', 'idempotency-key': 'subscription_cycle:sub_x:2' },
+      payload: JSON.stringify({ amount: 100, currency: 'EUR', reference: 'hijack' }),
+    });
+    expect(hijack.json().error).toMatchObject({ code: 'idempotency_key_invalid' });
+  });
 });

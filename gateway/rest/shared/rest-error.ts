@@ -1,3 +1,4 @@
+import { maskCardNumbers } from '../../../src/domain/payment/card.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '../../../src/gen/checkout/v1/errors_pb.ts';
 
@@ -95,5 +96,6 @@ export function toRestError(err: unknown, requestId: string): { status: number; 
 }
 
 function body(type: string, code: string, message: string, param: string | undefined, requestId: string): RestErrorBody {
-  return { error: { type, code, message, ...(param ? { param } : {}), request_id: requestId } };
+  // Validation messages name what the caller sent (an unknown key, say): a card number never comes back whole.
+  return { error: { type, code, message: maskCardNumbers(message), ...(param ? { param: maskCardNumbers(param) } : {}), request_id: requestId } };
 }

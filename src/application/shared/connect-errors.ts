@@ -1,3 +1,4 @@
+import { maskCardNumbers } from '../../domain/payment/card.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { ErrorDetailSchema } from '../../gen/checkout/v1/errors_pb.ts';
@@ -124,8 +125,9 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
 
 /** Builds a ConnectError carrying our ErrorDetail. */
 export function connectError(message: string, mapping: Mapping, param = '', metadata?: Readonly<Record<string, string>>): ConnectError {
-  return new ConnectError(message, mapping.code, metadata, [
-    { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { type: mapping.type, code: mapping.publicCode, param }) },
+  // A card number sent where an id or a name belongs is echoed by some messages: never whole.
+  return new ConnectError(maskCardNumbers(message), mapping.code, metadata, [
+    { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { type: mapping.type, code: mapping.publicCode, param: maskCardNumbers(param) }) },
   ]);
 }
 

@@ -1,3 +1,4 @@
+import { RESERVED_KEY_PREFIX } from '../order/create-order.ts';
 import { EVENT_ID_PREFIX, orderEventData } from '../../domain/event/domain-event.ts';
 import { createOrder } from '../../domain/order/create-order.ts';
 import { isPaid } from '../../domain/order/order-transitions.ts';
@@ -39,9 +40,11 @@ export const STALE_CHARGE_MS = 120_000;
 /** How long a cycle's order can be paid: through the dunning retries (5 days) and then some. */
 export const CYCLE_ORDER_VALIDITY_MS = 7 * 86_400_000;
 
+const CYCLE_OPERATION = 'subscriptions.cycle';
+
 /** The idempotency key that makes a cycle's order once (reserved: merchants' keys are of their own requests). */
 export function cycleOrderKey(subscriptionId: string, cycle: number): string {
-  return `subscription_cycle:${subscriptionId}:${cycle}`;
+  return `${RESERVED_KEY_PREFIX}${subscriptionId}:${cycle}`;
 }
 
 /** Creates the billing over the payment engine (at a given clock, for test clocks), the vault and the order store. */
@@ -84,8 +87,10 @@ export function createBilling(deps: {
         subscription: { id: s.id, cycle },
       },
     );
-    const claim = await deps.orderStore.create({ scope: s, key: cycleOrderKey(s.id, cycle), operation: 'subscriptions.cycle', fingerprint: '', order }, order, event);
-    return claim.claimed ? order : claim.existing.order;
+    const claim = await deps.orderStore.create({ scope: s, key: cycleOrderKey(s.id, cycle), operation: CYCLE_OPERATION, fingerprint: '', order }, order, event);
+    if (claim.claimed) return order;
+    if (claim.existing.operation !== CYCLE_OPERATION) throw new Error(`the key of ${s.id} cycle ${cycle} is held by another operation (${claim.existing.operation})`);
+    return claim.existing.order;
   }
 
   /**

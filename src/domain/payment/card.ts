@@ -79,3 +79,18 @@ export function parseCard(input: CardInput, now: Date): Card {
   }
   return { number, expMonth: input.expMonth, expYear, cvc: input.cvc, name, brand, last4: number.slice(-4) };
 }
+
+/** A run of 13 to 19 digits, single spaces or dashes allowed between them: what may be a card number. */
+const POSSIBLE_PAN = /\d(?:[ -]?\d){12,18}/g;
+
+/**
+ * Text with every card number in it cut to its last four digits ("••••4242"): a run of 13 to 19
+ * digits that passes the Luhn check. For anything that echoes what a caller sent (an error message,
+ * a parameter's name): a number sent where an id belongs must not come back whole.
+ */
+export function maskCardNumbers(text: string): string {
+  return text.replace(POSSIBLE_PAN, (run) => {
+    const digits = run.replace(/[ -]/g, '');
+    return luhnValid(digits) ? `••••${digits.slice(-4)}` : run;
+  });
+}
