@@ -18,7 +18,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-const call = async (method: 'GET' | 'POST', url: string, body?: unknown, key = shop.test_secret_key) =>
+const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, key = shop.test_secret_key) =>
   svc.app.inject({ method, url, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
 const ok = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
   const res = await call(method, url, body);
@@ -109,6 +109,45 @@ describe('subscriptions on a test clock', () => {
     expect(await ok('GET', `/v1/subscriptions/${canceled.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'payment_failed', next_charge_at: null });
     // Four charges of the one cycle each, and nothing after.
     for (const id of [unpaid.id, canceled.id]) expect((await ok('GET', `/v1/subscriptions/${id}`)).charged_cycles).toEqual([expect.objectContaining({ cycle: 1, charges: 4 })]);
+    // An unpaid subscription comes back with a new card and a resume: its cycle in arrears stays failed,
+    // the next cycle due after now is charged on its date.
+    const fresh = await ok('POST', `/v1/customers/${customer.id}/cards`, { card: rawCard('approved') });
+    await ok('POST', `/v1/subscriptions/${unpaid.id}`, { card: fresh.id });
+    const back = await ok('POST', `/v1/subscriptions/${unpaid.id}/resume`);
+    expect(back).toMatchObject({ status: 'active', next_cycle: 6, next_charge_at: '2027-06-14T08:00:00.000Z', retries: 0 });
+    await advance(clock.id, '2027-06-14T09:00:00.000Z');
+    expect((await ok('GET', `/v1/subscriptions/${unpaid.id}`)).charged_cycles.map((c: { cycle: number; charges: number }) => [c.cycle, c.charges])).toEqual([
+      [1, 4],
+      [6, 1],
+    ]);
+    expect((await call('POST', `/v1/subscriptions/${canceled.id}/resume`)).json().error.code).toBe('subscription_state_invalid');
+  });
+
+  it('lets a failed cycle\'s retries run on when canceled at the period\'s end, and ends a deleted customer\'s subscriptions', async () => {
+    const { clock, customer, card } = await onClock('2027-08-10T08:00:00.000Z', 'challenge');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 300, currency: 'EUR', reference: 'plan-late', interval: 'month' });
+    expect(sub.status).toBe('past_due');
+    await ok('POST', `/v1/subscriptions/${sub.id}/cancel`, { at_period_end: true });
+    await advance(clock.id, '2027-08-12T09:00:00.000Z');
+    // The retry a day on was made (and failed): the flag did not cut the dunning short.
+    expect(await ok('GET', `/v1/subscriptions/${sub.id}`)).toMatchObject({ status: 'past_due', cancel_at_period_end: true, retries: 1 });
+
+    const deleted = await ok('POST', '/v1/customers', { email: 'gone@example.com', test_clock: clock.id });
+    const goneCard = await ok('POST', `/v1/customers/${deleted.id}/cards`, { card: rawCard('approved') });
+    const goneSub = await ok('POST', '/v1/subscriptions', { customer: deleted.id, card: goneCard.id, amount: 300, currency: 'EUR', reference: 'plan-gone', interval: 'week' });
+    expect((await call('DELETE', `/v1/customers/${deleted.id}`)).statusCode).toBe(200);
+    const after = (await svc.db.knex('subscriptions').where({ id: goneSub.id }).first()) as { status: string; cancellation_reason: string };
+    expect(after).toMatchObject({ status: 'canceled', cancellation_reason: 'customer_deleted' });
+    await advance(clock.id, '2027-09-10T09:00:00.000Z');
+    expect(await svc.db.knex('orders').where({ subscription_id: goneSub.id })).toHaveLength(1);
+  });
+
+  it('takes over an advance a stopped process left running', async () => {
+    const { clock } = await onClock('2027-08-20T08:00:00.000Z');
+    await svc.db.knex('test_clocks').where({ id: clock.id }).update({ status: 'advancing', advancing_since: new Date() });
+    expect((await call('POST', `/v1/test_helpers/test_clocks/${clock.id}/advance`, { to: '2027-08-21T08:00:00.000Z' })).json().error.code).toBe('test_clock_advancing');
+    await svc.db.knex('test_clocks').where({ id: clock.id }).update({ advancing_since: new Date(Date.now() - 11 * 60_000) });
+    expect(await advance(clock.id, '2027-08-21T08:00:00.000Z')).toMatchObject({ test_clock: { status: 'ready', frozen_time: '2027-08-21T08:00:00.000Z' } });
   });
 
   it('cancels at the period’s end, pauses and resumes skipping the dates that passed, and ends after its cycles', async () => {

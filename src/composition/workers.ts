@@ -1,3 +1,4 @@
+import { PostgresCardVault } from '../adapters/postgres/vault/postgres-card-vault.ts';
 import type { Billing } from '../application/subscription/bill-subscriptions.ts';
 import type { CaptureOrder } from '../application/capture/capture-order.ts';
 import type { RefundOrder } from '../application/refund/refund-order.ts';
@@ -201,6 +202,8 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
           Promise.all([
             purgeExpiredIdempotencyKeys(ctx.knex).catch((err: unknown) => ctx.log.warn('idempotency key purge failed', err)),
             purgeIdleRateLimitBuckets(ctx.knex).catch((err: unknown) => ctx.log.warn('rate-limit bucket purge failed', err)),
+            // Expired card tokens hold a sealed CVC until deleted: gone within ten minutes of expiring.
+            new PostgresCardVault(ctx.knex).deleteExpiredTokens(new Date(), 100_000).catch((err: unknown) => ctx.log.warn('card token purge failed', err)),
           ]),
         );
     }

@@ -77,7 +77,7 @@ export const SubscriptionSchema = Type.Object(
     retries: Type.Integer({ description: 'Retries made of the cycle in arrears.' }),
     cancel_at_period_end: Type.Boolean(),
     canceled_at: OrNull(IsoTime()),
-    cancellation_reason: OrNull(Type.String({ enum: ['requested', 'cycles_completed', 'payment_failed'] })),
+    cancellation_reason: OrNull(Type.String({ enum: ['requested', 'cycles_completed', 'payment_failed', 'customer_deleted'] })),
     test_clock: OrNull(Type.String()),
     livemode: Type.Boolean(),
     created: IsoTime(),

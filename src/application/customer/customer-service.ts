@@ -1,3 +1,5 @@
+import { cancelNow } from '../../domain/subscription/subscription.entity.ts';
+import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
 import { create, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
@@ -124,6 +126,13 @@ export function createCustomerService(deps: CustomerServiceDeps): ServiceImpl<ty
     deleteCustomer: (req, ctx) =>
       keyed(ctx, 'customers.delete', DeleteCustomerRequestSchema, req, DeleteCustomerResponseSchema, async (scope, tx) => {
         await locked(tx, scope, req.id);
+        // Its subscriptions end with it (their cards are about to be erased), as at Stripe.
+        for (const s of await tx.subscriptions.lockOfCustomer(req.id)) {
+          if (s.status === 'canceled') continue;
+          const t = cancelNow(s, 'customer_deleted', { eventId: deps.ids.newId(EVENT_ID_PREFIX), now: deps.clock.now() });
+          await tx.subscriptions.save(t.subscription);
+          await tx.outbox.append(t.event);
+        }
         // Erased, not flagged: the rows holding the sealed numbers go with the customer's fields.
         const cardsErased = await tx.vault.deleteCardsOf(req.id);
         await tx.customers.markDeleted(scope, req.id, deps.clock.now());

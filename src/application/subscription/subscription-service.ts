@@ -43,7 +43,7 @@ import {
   type AfterFailedRetries,
   type Subscription,
 } from '../../domain/subscription/subscription.entity.ts';
-import { checkAdvance, newTestClock, TEST_CLOCK_ID_PREFIX, type TestClock } from '../../domain/subscription/test-clock.ts';
+import { checkAdvance, newTestClock, STALE_ADVANCE_MS, TEST_CLOCK_ID_PREFIX, type TestClock } from '../../domain/subscription/test-clock.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
 import type { TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
@@ -296,9 +296,11 @@ export function createTestClockService(deps: Deps): ServiceImpl<typeof TestClock
       await deps.uow.run(async (tx) => {
         const current = await tx.testClocks.lock(clock.id);
         if (!current) throw new ApplicationError('test_clock.not_found', `No such test clock: "${req.id}".`, 'id');
-        if (current.status === 'advancing') throw new ApplicationError('test_clock.busy', `Test clock ${current.id} is advancing already; wait for that advance to answer.`, 'id');
+        const realNow = deps.clock.now();
+        const running = current.status === 'advancing' && (current.advancingSince?.getTime() ?? 0) > realNow.getTime() - STALE_ADVANCE_MS;
+        if (running) throw new ApplicationError('test_clock.busy', `Test clock ${current.id} is advancing already; wait for that advance to answer.`, 'id');
         checkAdvance(current, to);
-        await tx.testClocks.save({ ...current, status: 'advancing' });
+        await tx.testClocks.save({ ...current, status: 'advancing', advancingSince: realNow });
       });
       let charges = 0;
       let caughtUp = false;

@@ -19,7 +19,7 @@ export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'unpaid' |
 export type AfterFailedRetries = 'unpaid' | 'cancel';
 
 /** Why a subscription was canceled. */
-export type CancellationReason = 'requested' | 'cycles_completed' | 'payment_failed';
+export type CancellationReason = 'requested' | 'cycles_completed' | 'payment_failed' | 'customer_deleted';
 
 export interface Subscription {
   readonly id: string;
@@ -145,7 +145,8 @@ export function isDue(s: Subscription, now: Date): boolean {
  * merchant asked to cancel at the period's end): then the next cycle is not charged.
  */
 export function endsBeforeNextCycle(s: Subscription): boolean {
-  return s.cancelAtPeriodEnd && s.retries === 0;
+  // Not while a failed cycle is retried: its retries run on (or run out) first.
+  return s.cancelAtPeriodEnd && s.firstFailureAt === null;
 }
 
 /**
@@ -197,7 +198,7 @@ export type SubscriptionAction = 'cancel' | 'pause' | 'resume';
 const ALLOWED: { readonly [A in SubscriptionAction]: readonly SubscriptionStatus[] } = {
   cancel: ['trialing', 'active', 'past_due', 'unpaid', 'paused'],
   pause: ['trialing', 'active', 'past_due'],
-  resume: ['paused'],
+  resume: ['paused', 'unpaid'],
 };
 
 /**
@@ -234,13 +235,19 @@ export function pause(s: Subscription, ids: Ids): SubscriptionTransition {
 
 /**
  * Collection resumed: cycles whose dates passed while paused are skipped (not charged), and the
- * next cycle is the first due after `now` (subscription.resumed).
+ * next cycle is the first due after `now` (subscription.resumed). An unpaid subscription resumed
+ * leaves its cycle in arrears failed and charges on from the next cycle.
  */
 export function resume(s: Subscription, ids: Ids): SubscriptionTransition {
-  let cycle = s.nextCycle;
+  // An unpaid subscription's cycle in arrears is left failed (its order expires): charging resumes with the next one.
+  const from = s.status === 'unpaid' ? s.nextCycle + 1 : s.nextCycle;
+  if (s.status === 'unpaid' && isLastCycle(s.schedule, s.nextCycle)) {
+    return change(s, { status: 'canceled', nextChargeAt: null, canceledAt: ids.now, cancellationReason: 'cycles_completed', retries: 0, firstFailureAt: null }, 'subscription.canceled', {}, ids);
+  }
+  let cycle = from;
   while (cycleDueAt(s.schedule, cycle).getTime() < ids.now.getTime() && !isLastCycle(s.schedule, cycle)) cycle++;
   const due = cycleDueAt(s.schedule, cycle);
   // Still before the first cycle of a trial: trialing again.
   const status = cycle === 1 && s.schedule.trialDays > 0 && due.getTime() > ids.now.getTime() ? 'trialing' : 'active';
-  return change(s, { status, nextCycle: cycle, nextChargeAt: due.getTime() < ids.now.getTime() ? ids.now : due, retries: 0, firstFailureAt: null }, 'subscription.resumed', { skipped_cycles: cycle - s.nextCycle }, ids);
+  return change(s, { status, nextCycle: cycle, nextChargeAt: due.getTime() < ids.now.getTime() ? ids.now : due, retries: 0, firstFailureAt: null }, 'subscription.resumed', { skipped_cycles: cycle - from }, ids);
 }

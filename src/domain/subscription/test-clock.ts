@@ -16,8 +16,13 @@ export interface TestClock {
   /** The clock's time: it only moves when advanced. */
   readonly frozenTime: Date;
   readonly status: TestClockStatus;
+  /** When the running advance began (the real time); null when ready. */
+  readonly advancingSince?: Date | null;
   readonly createdAt: Date;
 }
+
+/** An advance running longer than this is taken for one a stopped process left, and may be taken over. */
+export const STALE_ADVANCE_MS = 10 * 60_000;
 
 /** The furthest one advance may go (five years): each cycle on the way is run, so the work is bounded. */
 export const MAX_ADVANCE_MS = 5 * 366 * 86_400_000;

@@ -40,6 +40,8 @@ export interface SubscriptionRepository {
   insert(subscription: Subscription): Promise<void>;
   /** The subscription, its row locked until the transaction ends; skipped (undefined) when another holds it and `skipLocked`. */
   lock(id: string, options?: { readonly skipLocked?: boolean }): Promise<Subscription | undefined>;
+  /** A customer's subscriptions, their rows locked until the transaction ends. */
+  lockOfCustomer(customerId: string): Promise<Subscription[]>;
   /** Stores a transition (every field that changes, and the version). */
   save(subscription: Subscription): Promise<void>;
   /** The cycle's row, if its order was made. */

@@ -21,16 +21,16 @@ export class PostgresEventLog implements EventLog {
         .where(where)
         .orderBy([
           { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
+          { column: 'seq', order: 'desc' },
         ])
         .limit(query.limit + 1);
       if (query.type !== undefined) q.andWhere('type', query.type);
       if (query.orderId !== undefined) q.andWhere('order_id', query.orderId);
       if (query.reference !== undefined) q.andWhere('reference', query.reference);
       if (query.startingAfter !== undefined) {
-        const cursor = await this.#knex<EventRow>('events').where({ ...where, id: query.startingAfter }).first('created_at', 'id');
+        const cursor = await this.#knex('events').where({ ...where, id: query.startingAfter }).first<{ created_at: Date; seq: string } | undefined>('created_at', 'seq');
         if (!cursor) throw new UnknownCursorError(`starting_after "${query.startingAfter}" is not one of your events in this mode.`);
-        q.andWhereRaw('(created_at, id) < (?, ?)', [cursor.created_at, cursor.id]);
+        q.andWhereRaw('(created_at, seq) < (?, ?)', [cursor.created_at, cursor.seq]);
       }
       const rows = await q;
       return { events: rows.slice(0, query.limit).map(rowToEvent), hasMore: rows.length > query.limit };

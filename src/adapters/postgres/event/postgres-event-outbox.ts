@@ -78,7 +78,7 @@ export class PostgresOutboxReader implements OutboxReader {
       this.#knex.transaction(async (trx) => {
         const rows: EventRow[] = await trx('events')
           .whereNull('published_at')
-          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .orderBy([{ column: 'created_at' }, { column: 'seq' }])
           .limit(limit)
           .forUpdate()
           .skipLocked();

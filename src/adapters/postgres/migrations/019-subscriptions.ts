@@ -13,6 +13,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('name').notNullable();
     t.timestamp('frozen_time', { useTz: true }).notNullable();
     t.text('status').notNullable();
+    // When the running advance began: one left by a stopped process is taken over after a while.
+    t.timestamp('advancing_since', { useTz: true });
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.timestamp('deleted_at', { useTz: true });
     t.index(['merchant_id', 'created_at']);

@@ -18,6 +18,7 @@ import * as captureRequests from './016-capture-requests.ts';
 import * as paymentLinks from './017-payment-links.ts';
 import * as customersVault from './018-customers-vault.ts';
 import * as subscriptions from './019-subscriptions.ts';
+import * as eventOrder from './020-event-order.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -40,6 +41,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['017-payment-links', paymentLinks],
   ['018-customers-vault', customersVault],
   ['019-subscriptions', subscriptions],
+  ['020-event-order', eventOrder],
 ];
 
 /**

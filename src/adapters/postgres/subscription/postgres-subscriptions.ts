@@ -223,6 +223,10 @@ export class PostgresSubscriptionRepository implements SubscriptionRepository {
     });
   }
 
+  lockOfCustomer(customerId: string): Promise<Subscription[]> {
+    return translateErrors(async () => (await this.#db<SubscriptionRow>('subscriptions').where({ customer_id: customerId }).orderBy('id').forUpdate()).map(fromRow));
+  }
+
   findCycle(subscriptionId: string, cycle: number): Promise<SubscriptionCycle | undefined> {
     return translateErrors(async () => {
       const row = await this.#db<CycleRow>('subscription_cycles').where({ subscription_id: subscriptionId, cycle }).first();
@@ -260,6 +264,7 @@ interface ClockRow {
   name: string;
   frozen_time: Date;
   status: string;
+  advancing_since: Date | null;
   created_at: Date;
 }
 
@@ -269,6 +274,7 @@ const clockFromRow = (row: ClockRow): TestClock => ({
   name: row.name,
   frozenTime: new Date(row.frozen_time),
   status: row.status as TestClockStatus,
+  advancingSince: row.advancing_since ? new Date(row.advancing_since) : null,
   createdAt: new Date(row.created_at),
 });
 
@@ -302,7 +308,7 @@ export class PostgresTestClockRepository implements TestClockRepository {
 
   save(clock: TestClock): Promise<void> {
     return translateErrors(async () => {
-      await this.#db('test_clocks').where({ id: clock.id }).update({ frozen_time: clock.frozenTime, status: clock.status });
+      await this.#db('test_clocks').where({ id: clock.id }).update({ frozen_time: clock.frozenTime, status: clock.status, advancing_since: clock.status === 'advancing' ? (clock.advancingSince ?? null) : null });
     });
   }
 }
