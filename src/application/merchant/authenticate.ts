@@ -43,7 +43,7 @@ export function createAuthenticate(deps: { readonly keys: ApiKeyResolver; readon
       throw new ApplicationError('auth.key_invalid', `Invalid API key ${redact(raw)}: it is unknown or has been revoked.`);
     }
     if (required === 'secret' && parsed.kind !== 'secret') {
-      throw new ApplicationError('auth.secret_key_required', 'This call needs a secret key (sk_…); publishable keys (pk_…) may only be used from the checkout.');
+      throw new ApplicationError('auth.secret_key_required', 'This call needs a secret key (sk_…); publishable keys (pk_…) only make card tokens (POST /v1/tokens) and serve the checkout.');
     }
     if (deps.limiter) {
       const decision = await deps.limiter.take(caller.keyId);

@@ -54,7 +54,8 @@ export function parseSchedule(input: ScheduleInput, now: Date): Schedule {
   const interval = input.interval as Interval;
   const intervalCount = input.intervalCount ?? 1;
   if (!Number.isInteger(intervalCount) || intervalCount < 1 || intervalCount > MAX_COUNT[interval]) {
-    throw invalid('subscription.schedule_invalid', 'interval_count', `interval_count must be an integer from 1 to ${MAX_COUNT[interval]} for interval ${interval}: a cycle is at most a year.`);
+    const range = MAX_COUNT[interval] === 1 ? 'be 1' : `be an integer from 1 to ${MAX_COUNT[interval]}`;
+    throw invalid('subscription.schedule_invalid', 'interval_count', `interval_count must ${range} for interval ${interval}: a cycle is at most a year.`);
   }
   const startDate = input.startDate ?? now;
   if (Number.isNaN(startDate.getTime()) || startDate.getTime() < now.getTime() - 60_000) {
