@@ -11,3 +11,6 @@ export {
   type ProcessEventOutcome,
 } from './webhooks/processed-events.ts';
 export { SIGNATURE_HEADER, type RawBody } from './webhooks/signature.ts';
+
+// The server SDK: `new Checkout(secretKey, {baseUrl})` and its errors.
+export * from './node/index.ts';
