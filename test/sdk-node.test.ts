@@ -1,0 +1,185 @@
+// The server SDK against the real service on a loopback port: resources, paging, errors, and
+// retries that reuse one Idempotency-Key through a connection cut after the server committed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthenticationError, Checkout, IdempotencyError, InvalidRequestError, type CheckoutConfig, type Order } from '../sdk/index.ts';
+import { CuttingProxy } from './support/cutting-proxy.ts';
+import { api, payOrder, startHarness, type Harness } from './support/webhooks.ts';
+
+let h: Harness;
+let key: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  key = h.sandbox.test_secret_key;
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** A client, and the request lines its fetch sent. */
+function client(baseUrl = h.base, config: Partial<CheckoutConfig> = {}, secretKey = key) {
+  const sent: string[] = [];
+  const checkout = new Checkout(secretKey, {
+    baseUrl,
+    random: () => 0.1,
+    fetch: (input, init) => {
+      sent.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}${new URL(String(input)).search}`);
+      return fetch(input, init);
+    },
+    ...config,
+  });
+  return { checkout, sent };
+}
+
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+const orderParams = (reference: string) => ({ amount: 2500, currency: 'EUR', reference, line_items: [{ name: 'Green tea', amount: 1500 }, { name: 'Teapot', amount: 1000 }] });
+const cardOf = (behaviour: string) => h.sandbox.test_cards.find((c) => c.behaviour === behaviour)!.number;
+const rawCard = (number: string) => ({ number, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', name: 'Ada Lovelace' });
+
+/** Orders with this reference, as the API lists them (not through the SDK). */
+async function ordersWithReference(reference: string): Promise<Order[]> {
+  const res = await api<{ data: Order[] }>(h.base, key, 'GET', `/v1/orders?reference=${encodeURIComponent(reference)}&limit=100`);
+  return res.json.data;
+}
+
+describe('the server SDK against the service', () => {
+  it('creates, retrieves and lists orders, paging past the first page with for await', async () => {
+    const { checkout, sent } = client();
+    const reference = unique('sdk-list');
+    const created: Order[] = [];
+    for (let i = 0; i < 5; i++) created.push(await checkout.orders.create(orderParams(reference)));
+    expect(created[0]).toMatchObject({ object: 'order', amount: 2500, currency: 'EUR', reference, status: 'pending' });
+    expect(await checkout.orders.retrieve(created[0]!.id)).toMatchObject({ id: created[0]!.id, reference });
+
+    const first = await checkout.orders.list({ reference, limit: 2 });
+    expect(first).toMatchObject({ object: 'list', has_more: true });
+    expect(first.data).toHaveLength(2);
+
+    sent.length = 0;
+    const seen: string[] = [];
+    for await (const order of checkout.orders.list({ reference, limit: 2 })) seen.push(order.id);
+    expect(seen.toSorted()).toEqual(created.map((o) => o.id).toSorted());
+    expect(new Set(seen).size).toBe(5);
+    // Three pages of 2, 2 and 1, each after the last id of the one before.
+    expect(sent).toHaveLength(3);
+    expect(sent[1]).toContain(`starting_after=${seen[1]}`);
+    expect(sent[2]).toContain(`starting_after=${seen[3]}`);
+    expect(await checkout.orders.list({ reference, limit: 100 }).toArray()).toHaveLength(5);
+  });
+
+  it('refunds part of a paid order', async () => {
+    const { checkout } = client();
+    const order = await checkout.orders.create(orderParams(unique('sdk-refund')));
+    await payOrder(h.base, key, order.id);
+    const refund = await checkout.refunds.create(order.id, { amount: 500, reason: 'requested_by_customer', note: 'one cup broke' });
+    expect(refund).toMatchObject({ object: 'refund', order: order.id, amount: 500, currency: 'EUR', status: 'succeeded', note: 'one cup broke' });
+    expect(await checkout.orders.retrieve(order.id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 500 });
+  });
+
+  it('keeps a customer with a saved card, then subscribes, pauses, resumes and cancels', async () => {
+    const { checkout } = client();
+    const customer = await checkout.customers.create({ email: 'ada@example.com', name: 'Ada', metadata: { plan: 'gold' } });
+    expect(customer).toMatchObject({ object: 'customer', email: 'ada@example.com', metadata: { plan: 'gold' } });
+    const card = await checkout.customers.cards.create(customer.id, { card: rawCard(cardOf('approved')) });
+    expect(card).toMatchObject({ object: 'card', customer: customer.id, last4: cardOf('approved').slice(-4) });
+    expect((await checkout.customers.cards.list(customer.id)).data.map((c) => c.id)).toEqual([card.id]);
+    expect(await checkout.customers.cards.retrieve(customer.id, card.id)).toEqual(card);
+    expect(await checkout.customers.update(customer.id, { name: 'Ada Lovelace' })).toMatchObject({ name: 'Ada Lovelace' });
+    expect(await checkout.customers.retrieve(customer.id)).toMatchObject({ name: 'Ada Lovelace' });
+    expect((await checkout.customers.list({ email: 'ada@example.com' }).toArray()).map((c) => c.id)).toContain(customer.id);
+
+    const sub = await checkout.subscriptions.create({ customer: customer.id, card: card.id, amount: 990, currency: 'EUR', reference: unique('sdk-sub'), interval: 'month', trial_days: 7 });
+    expect(sub).toMatchObject({ object: 'subscription', status: 'trialing' });
+    expect((await checkout.subscriptions.pause(sub.id)).status).toBe('paused');
+    expect((await checkout.subscriptions.resume(sub.id)).status).not.toBe('paused');
+    expect((await checkout.subscriptions.list({ customer: customer.id }).toArray()).map((s) => s.id)).toEqual([sub.id]);
+    expect((await checkout.subscriptions.cancel(sub.id)).status).toBe('canceled');
+
+    expect(await checkout.customers.cards.del(customer.id, card.id)).toMatchObject({ id: card.id, deleted: true });
+    expect(await checkout.customers.del(customer.id)).toMatchObject({ id: customer.id, deleted: true });
+  });
+
+  it('creates, lists and deactivates a payment link, and reads an order\'s events', async () => {
+    const { checkout } = client();
+    const link = await checkout.links.create({ amount: 1000, currency: 'EUR', reference: unique('sdk-link'), type: 'single_use' });
+    expect(await checkout.links.retrieve(link.id)).toMatchObject({ id: link.id, status: 'active' });
+    expect((await checkout.links.list({ limit: 100 })).data.map((l) => l.id)).toContain(link.id);
+    expect(await checkout.links.deactivate(link.id)).toMatchObject({ status: 'deactivated', active: false });
+
+    const order = await checkout.orders.create(orderParams(unique('sdk-events')));
+    const events = await checkout.events.list({ order_id: order.id }).toArray();
+    expect(events.map((e) => e.type)).toContain('order.created');
+    expect(await checkout.events.retrieve(events[0]!.id)).toMatchObject({ id: events[0]!.id, order_id: order.id });
+    expect((await checkout.webhookEndpoints.list()).data.some((e) => e.is_default)).toBe(true);
+  });
+
+  it('throws InvalidRequestError with the param, AuthenticationError and IdempotencyError, each with its request id', async () => {
+    const { checkout, sent } = client();
+    const bad = await checkout.orders.create({ ...orderParams('sdk-bad'), amount: 0, line_items: [] }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(InvalidRequestError);
+    expect(bad).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'amount_invalid', param: 'amount', requestId: expect.stringMatching(/^req_/) });
+    expect(sent).toHaveLength(1);
+
+    const stranger = client(h.base, {}, 'sk_test_not_a_real_key_at_all');
+    const denied = await stranger.checkout.orders.list().catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(AuthenticationError);
+    expect(denied).toMatchObject({ status: 401, requestId: expect.stringMatching(/^req_/) });
+    expect(stranger.sent).toHaveLength(1);
+
+    const idempotencyKey = unique('sdk-key');
+    await checkout.orders.create(orderParams('sdk-key-1'), { idempotencyKey });
+    const again = await checkout.orders.create(orderParams('sdk-key-1'), { idempotencyKey });
+    const reused = await checkout.orders.create({ ...orderParams('sdk-key-2'), amount: 2600, line_items: [] }, { idempotencyKey }).catch((e: unknown) => e);
+    expect(reused).toBeInstanceOf(IdempotencyError);
+    expect(reused).toMatchObject({ status: 422, code: 'idempotency_key_reused', requestId: expect.stringMatching(/^req_/) });
+    expect(again.reference).toBe('sdk-key-1');
+  });
+
+  it('retries a create whose answer was lost after the server committed, with the same key: one order, two attempts', async () => {
+    const proxy = await CuttingProxy.start(h.service.port, 'cut-after-commit', 'POST /v1/orders');
+    try {
+      const { checkout, sent } = client(proxy.base);
+      const reference = unique('sdk-cut');
+      const order = await checkout.orders.create(orderParams(reference));
+      expect(proxy.fired).toBe(true);
+      expect(sent).toEqual(['POST /v1/orders', 'POST /v1/orders']);
+      expect(proxy.requests.filter((r) => r.startsWith('POST /v1/orders '))).toHaveLength(2);
+      expect(order).toMatchObject({ reference, amount: 2500 });
+      const stored = await ordersWithReference(reference);
+      expect(stored.map((o) => o.id)).toEqual([order.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('without retries, the lost answer is an ApiConnectionError, and the order exists anyway', async () => {
+    const proxy = await CuttingProxy.start(h.service.port, 'cut-after-commit', 'POST /v1/orders');
+    try {
+      const { checkout } = client(proxy.base, { maxRetries: 0 });
+      const reference = unique('sdk-cut-noretry');
+      const idempotencyKey = unique('sdk-cut-key');
+      await expect(checkout.orders.create(orderParams(reference), { idempotencyKey })).rejects.toMatchObject({ name: 'ApiConnectionError' });
+      expect(await ordersWithReference(reference)).toHaveLength(1);
+      // The caller's own retry with its key gets the same order back.
+      const replay = await checkout.orders.create(orderParams(reference), { idempotencyKey });
+      expect((await ordersWithReference(reference)).map((o) => o.id)).toEqual([replay.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('retries a 503 and creates once', async () => {
+    const proxy = await CuttingProxy.start(h.service.port, 'answer-503', 'POST /v1/orders');
+    try {
+      const { checkout, sent } = client(proxy.base);
+      const reference = unique('sdk-503');
+      const order = await checkout.orders.create(orderParams(reference));
+      expect(proxy.fired).toBe(true);
+      expect(sent).toEqual(['POST /v1/orders', 'POST /v1/orders']);
+      expect((await ordersWithReference(reference)).map((o) => o.id)).toEqual([order.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
