@@ -151,8 +151,11 @@ export interface Payout {
   failure_code: string | null;
   livemode: boolean;
   created: string | null;
-  /** On retrieve only: the first page of its items. */
-  items?: ListJson<PayoutItem>;
+}
+
+/** A payout as retrieve answers it: with the first page of its items. */
+export interface PayoutWithItems extends Payout {
+  items: ListJson<PayoutItem>;
 }
 
 export interface PayoutItem {
@@ -254,10 +257,12 @@ export interface CustomerCreateParams {
   name?: string;
   reference?: string;
   metadata?: Record<string, string>;
+  /** Test mode only: the test clock (clock_…) the customer and its subscriptions run on. */
+  test_clock?: string;
 }
 
 /** On update `""` clears a field, and metadata keys are merged (an empty value removes its key). */
-export type CustomerUpdateParams = CustomerCreateParams;
+export type CustomerUpdateParams = Omit<CustomerCreateParams, 'test_clock'>;
 
 export interface CustomerListParams extends ListParams {
   email?: string;
@@ -386,8 +391,13 @@ export interface WebhookEndpoint {
   is_default: boolean;
   livemode: boolean;
   created: string | null;
-  /** On create and rotateSecret only. */
-  secret?: string;
+}
+
+/** An endpoint as create and rotateSecret answer it: with its signing secret. */
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  secret: string;
+  /** On rotateSecret: until when the old secret keeps signing too. */
+  old_secret_expires_at?: string | null;
 }
 
 export interface WebhookEndpointCreateParams {
@@ -408,10 +418,6 @@ export interface WebhookEndpointRotateSecretParams {
   overlap_seconds?: number;
 }
 
-export interface RotatedWebhookEndpoint extends WebhookEndpoint {
-  secret: string;
-  old_secret_expires_at: string | null;
-}
 
 export interface Event {
   id: string;

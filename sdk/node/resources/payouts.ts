@@ -1,7 +1,7 @@
 // Payouts: GET /v1/payouts[/:id], GET /v1/payouts/:id/items.
 import { seg, type HttpClient } from '../http-client.ts';
 import { pagePromise, type PagePromise } from '../pagination.ts';
-import type { ListJson, ListParams, Payout, PayoutItem, PayoutListParams, RequestOptions } from '../types.ts';
+import type { ListJson, ListParams, Payout, PayoutItem, PayoutWithItems, PayoutListParams, RequestOptions } from '../types.ts';
 
 /** `checkout.payouts` */
 export class Payouts {
@@ -12,7 +12,7 @@ export class Payouts {
   }
 
   /** Retrieves a payout with the first page of its items. */
-  retrieve(id: string, options?: RequestOptions): Promise<Payout> {
+  retrieve(id: string, options?: RequestOptions): Promise<PayoutWithItems> {
     return this.#client.request({ method: 'GET', path: `/v1/payouts/${seg(id)}` }, options);
   }
 

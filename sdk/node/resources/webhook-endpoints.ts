@@ -5,10 +5,10 @@ import type {
   DeletedJson,
   ListJson,
   RequestOptions,
-  RotatedWebhookEndpoint,
   WebhookEndpoint,
   WebhookEndpointCreateParams,
   WebhookEndpointRotateSecretParams,
+  WebhookEndpointWithSecret,
   WebhookEndpointUpdateParams,
 } from '../types.ts';
 
@@ -21,7 +21,7 @@ export class WebhookEndpoints {
   }
 
   /** Creates an endpoint; the answer holds its signing secret (shown here and on rotation only). */
-  create(params: WebhookEndpointCreateParams, options?: RequestOptions): Promise<WebhookEndpoint & { secret: string }> {
+  create(params: WebhookEndpointCreateParams, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
     return this.#client.request({ method: 'POST', path: '/v1/webhook_endpoints', body: params }, options);
   }
 
@@ -46,7 +46,7 @@ export class WebhookEndpoints {
   }
 
   /** Makes a new signing secret; the old one keeps signing too for overlap_seconds. A retry answers the same new secret. */
-  rotateSecret(id: string, params: WebhookEndpointRotateSecretParams = {}, options?: RequestOptions): Promise<RotatedWebhookEndpoint> {
+  rotateSecret(id: string, params: WebhookEndpointRotateSecretParams = {}, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
     return this.#client.request({ method: 'POST', path: `/v1/webhook_endpoints/${seg(id)}/rotate_secret`, body: params }, options);
   }
 }
