@@ -117,6 +117,24 @@ describe('the server SDK against the service', () => {
     expect(await checkout.orders.retrieve(order.id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 500 });
   });
 
+  it('never over-refunds: of 20 concurrent 30% refunds through the SDK exactly three succeed, the rest are refused for what remains', async () => {
+    // A refund that lost a race at the database (409 concurrent_change) would be sent again with its key, not surfaced.
+    const { checkout } = client(h.base, { maxRetries: 5 });
+    const order = await checkout.orders.create({ amount: 10_000, currency: 'EUR', reference: unique('sdk-race') });
+    await payOrder(h.base, key, order.id);
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        checkout.refunds.create(order.id, { amount: 3000, reason: 'duplicate' }).then(
+          (r) => r.status,
+          (e: unknown) => (e instanceof InvalidRequestError ? e.code : `unexpected ${String(e)}`),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === 'succeeded')).toHaveLength(3);
+    expect(outcomes.filter((o) => o !== 'succeeded')).toEqual(Array(17).fill('refund_exceeds_remaining'));
+    expect(await checkout.orders.retrieve(order.id)).toMatchObject({ amount_refunded: 9000 });
+  });
+
   it('keeps a customer with a saved card, then subscribes, pauses, resumes and cancels', async () => {
     const { checkout } = client();
     const customer = await checkout.customers.create({ email: 'ada@example.com', name: 'Ada', metadata: { plan: 'gold' } });

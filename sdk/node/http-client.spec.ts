@@ -145,6 +145,13 @@ describe('the server SDK\'s transport', () => {
     expect(b.seen).toHaveLength(1);
   });
 
+  it('pages a payout\'s items by the item id', async () => {
+    const page = (ids: string[], hasMore: boolean) => ({ status: 200, body: { object: 'list', url: '/v1/payouts/po_1/items', has_more: hasMore, data: ids.map((id) => ({ id })) } });
+    const { checkout, seen } = scripted([page(['1', '2'], true), page(['3'], false)]);
+    expect((await checkout.payouts.listItems('po_1', { limit: 2 }).toArray()).map((i) => i.id)).toEqual(['1', '2', '3']);
+    expect(seen.map((s) => s.url)).toEqual(['http://api.test/v1/payouts/po_1/items?limit=2', 'http://api.test/v1/payouts/po_1/items?limit=2&starting_after=2']);
+  });
+
   it('refuses to start without a key or a base URL', () => {
     expect(() => new Checkout('', { baseUrl: 'http://x' })).toThrow(/secret key/);
     expect(() => new Checkout('sk_test_1', { baseUrl: 'api.example' })).toThrow(/baseUrl/);
