@@ -158,6 +158,53 @@ describe('the server SDK against the service', () => {
     expect(await checkout.customers.del(customer.id)).toMatchObject({ id: customer.id, deleted: true });
   });
 
+  it('reads a payout and every one of its items, page by page, and answers a dispute', async () => {
+    const shop = await h.merchant('SDK payouts shop');
+    const { checkout } = client(h.base, {}, shop.test_secret_key);
+    // Paid off-session with a saved card (a transfer has no chargebacks), then by transfer twice.
+    const customer = await checkout.customers.create({ name: 'Grace' });
+    const approved = shop.test_cards.find((c) => c.behaviour === 'approved')!.number;
+    const card = await checkout.customers.cards.create(customer.id, { card: rawCard(approved) });
+    const charged = await checkout.orders.create({ amount: 10_000, currency: 'EUR', reference: unique('sdk-payout'), customer: customer.id, card: card.id, confirm: true });
+    expect(charged).toMatchObject({ status: 'paid', method: 'card', customer: customer.id });
+    const paid: string[] = [charged.id];
+    for (let i = 0; i < 2; i++) {
+      const order = await checkout.orders.create({ amount: 10_000, currency: 'EUR', reference: unique('sdk-payout') });
+      await payOrder(h.base, shop.test_secret_key, order.id);
+      paid.push(order.id);
+    }
+    const run = await api<{ payouts: { id: string }[] }>(h.base, shop.test_secret_key, 'POST', '/v1/test_helpers/payouts/run', {});
+    expect(run.json.payouts).toHaveLength(1);
+    const listed = await checkout.payouts.list().toArray();
+    expect(listed.map((p) => p.id)).toEqual([run.json.payouts[0]!.id]);
+    const payout = await checkout.payouts.retrieve(listed[0]!.id);
+    expect(payout).toMatchObject({ object: 'payout', item_count: 3, items: { object: 'list', has_more: false } });
+    const items = await checkout.payouts.listItems(payout.id, { limit: 1 }).toArray();
+    expect(items.map((i) => i.order).toSorted()).toEqual(paid.toSorted());
+    expect(items.map((i) => i.id)).toEqual(payout.items.data.map((i) => i.id));
+
+    const opened = await api<{ id: string }>(h.base, shop.test_secret_key, 'POST', `/v1/test_helpers/orders/${paid[0]}/dispute`, { reason: 'product_not_received', amount: 1000 });
+    expect(opened.status, JSON.stringify(opened.json)).toBe(201);
+    expect((await checkout.disputes.list({ order: paid[0] })).data.map((d) => d.id)).toEqual([opened.json.id]);
+    expect(await checkout.disputes.retrieve(opened.json.id)).toMatchObject({ status: 'needs_response', amount: 1000 });
+    const submitted = await checkout.disputes.submit(opened.json.id, { evidence: { tracking_number: '1Z999', notes: 'winning_evidence' } });
+    expect(submitted).toMatchObject({ id: opened.json.id, submission_count: 1, evidence: { tracking_number: '1Z999' } });
+  });
+
+  it('creates, disables, rotates and deletes a webhook endpoint; a rotation retried with its key answers the same secret', async () => {
+    const { checkout } = client();
+    const endpoint = await checkout.webhookEndpoints.create({ url: 'http://127.0.0.1:9/sdk-hooks', enabled_events: ['order.paid'], description: 'sdk' });
+    expect(endpoint).toMatchObject({ object: 'webhook_endpoint', status: 'enabled', secret: expect.stringMatching(/^whsec_/) });
+    expect(await checkout.webhookEndpoints.update(endpoint.id, { disabled: true })).toMatchObject({ status: 'disabled', disabled_reason: 'by_merchant' });
+    expect(await checkout.webhookEndpoints.retrieve(endpoint.id)).toMatchObject({ id: endpoint.id, status: 'disabled' });
+    const idempotencyKey = unique('sdk-rotate');
+    const rotated = await checkout.webhookEndpoints.rotateSecret(endpoint.id, { overlap_seconds: 60 }, { idempotencyKey });
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect((await checkout.webhookEndpoints.rotateSecret(endpoint.id, { overlap_seconds: 60 }, { idempotencyKey })).secret).toBe(rotated.secret);
+    expect(await checkout.webhookEndpoints.del(endpoint.id)).toMatchObject({ id: endpoint.id, deleted: true });
+    await expect(checkout.webhookEndpoints.retrieve(endpoint.id)).rejects.toMatchObject({ name: 'InvalidRequestError', status: 404, code: 'resource_missing' });
+  });
+
   it('creates, lists and deactivates a payment link, and reads an order\'s events', async () => {
     const { checkout } = client();
     const link = await checkout.links.create({ amount: 1000, currency: 'EUR', reference: unique('sdk-link'), type: 'single_use' });
