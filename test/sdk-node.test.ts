@@ -274,6 +274,34 @@ describe('the server SDK against the service', () => {
     }
   });
 
+  it('retries the other creates the same way: a customer and a refund whose answers were lost exist once', async () => {
+    const proxy = await CuttingProxy.start(h.service.port, 'cut-after-commit', 'POST /v1/customers');
+    try {
+      const { checkout, sent } = client(proxy.base);
+      const email = `${unique('cut')}@example.com`;
+      const customer = await checkout.customers.create({ email });
+      expect(proxy.fired).toBe(true);
+      expect(sent).toEqual(['POST /v1/customers', 'POST /v1/customers']);
+      expect((await checkout.customers.list({ email }).toArray()).map((c) => c.id)).toEqual([customer.id]);
+    } finally {
+      await proxy.close();
+    }
+    const order = await client().checkout.orders.create(orderParams(unique('sdk-cut-refund')));
+    await payOrder(h.base, key, order.id);
+    const refundProxy = await CuttingProxy.start(h.service.port, 'cut-after-commit', `POST /v1/orders/${order.id}/refunds`);
+    try {
+      const { checkout, sent } = client(refundProxy.base);
+      const refund = await checkout.refunds.create(order.id, { amount: 700, reason: 'other' });
+      expect(refundProxy.fired).toBe(true);
+      expect(sent).toHaveLength(2);
+      const after = await checkout.orders.retrieve(order.id);
+      expect(after.refunds.map((r) => r.id)).toEqual([refund.id]);
+      expect(after.amount_refunded).toBe(700);
+    } finally {
+      await refundProxy.close();
+    }
+  });
+
   it('retries a 503 and creates once', async () => {
     const proxy = await CuttingProxy.start(h.service.port, 'answer-503', 'POST /v1/orders');
     try {
@@ -341,6 +369,14 @@ const QUERIES = {
   listEvents: shape<EventListParams>()({ limit: 'optional', starting_after: 'optional', type: 'optional', order_id: 'optional', reference: 'optional' }),
 };
 
+/** Every operation the SDK calls with POST, PATCH or DELETE. */
+const MUTATIONS = [
+  'createOrder', 'captureOrder', 'voidOrder', 'createRefund', 'submitDispute', 'createPaymentLink', 'deactivatePaymentLink',
+  'createCustomer', 'updateCustomer', 'deleteCustomer', 'createCard', 'deleteCard',
+  'createSubscription', 'updateSubscription', 'cancelSubscription', 'pauseSubscription', 'resumeSubscription',
+  'createWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'rotateWebhookSecret',
+];
+
 interface SchemaJson {
   properties?: Record<string, unknown>;
   required?: string[];
@@ -372,6 +408,11 @@ describe('the server SDK\'s types and GET /v1/openapi.json', () => {
       const schema = ops.get(operationId)?.requestBody?.content['application/json'].schema;
       expect(schema, operationId).toBeDefined();
       expect(sorted(sdk), `SDK params of ${operationId}`).toEqual(sorted(presenceOf(schema!)));
+    }
+    // The SDK sends an Idempotency-Key on every call that changes something, and retries it: each must take one.
+    for (const operationId of MUTATIONS) {
+      const headers = (ops.get(operationId)?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+      expect(headers, operationId).toContain('Idempotency-Key');
     }
     for (const [operationId, sdk] of Object.entries(QUERIES)) {
       const params = (ops.get(operationId)?.parameters ?? []).filter((p) => p.in === 'query');
