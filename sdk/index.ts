@@ -1,4 +1,5 @@
-// The merchant-side SDK: what a receiver needs to accept our webhooks safely.
+// The merchant-side SDK: what a receiver needs to accept our webhooks safely, and (at the end) the
+// server client of the REST API.
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS, type VerifyWebhookOptions } from './webhooks/verify.ts';
 export { WebhookVerificationError, type WebhookVerificationErrorReason } from './webhooks/webhook-verification-error.ts';
 export type { WebhookEvent, WebhookEventData, WebhookEventType } from './webhooks/webhook-event.ts';
