@@ -67,6 +67,20 @@ describe('createHealthService', () => {
     expect(seen).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING, ServingStatus.SERVING]);
   });
 
+  it('ends a Watch, known or unknown service, when the call is aborted (the client went away)', async () => {
+    const service = createHealthService({ readiness: async () => READY, services: { 'checkout.v1.OrderService': [] }, pollMs: 60_000 });
+    for (const name of ['checkout.v1.OrderService', 'checkout.v1.Nope']) {
+      const abort = new AbortController();
+      // Only the signal of the handler context is read by Watch.
+      const watch = service.watch(create(HealthCheckRequestSchema, { service: name }), { signal: abort.signal } as Parameters<typeof service.watch>[1])[Symbol.asyncIterator]();
+      const first = await watch.next();
+      expect(first.done).toBe(false);
+      const next = watch.next();
+      abort.abort();
+      expect(await next).toEqual({ done: true, value: undefined });
+    }
+  });
+
   it('watches an unknown service as SERVICE_UNKNOWN, keeping the call open', async () => {
     const { client } = healthWith(READY);
     const abort = new AbortController();
