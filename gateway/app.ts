@@ -116,8 +116,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     app.get('/readyz', async (req, reply) => {
       const result = await readiness();
       if (result.ready) return result;
-      const down = Object.entries(result.checks).filter(([, check]) => check.required && check.status !== 'ok').map(([name]) => name);
-      const err = new RestError(503, 'api_error', 'service_unavailable', `Not ready: cannot reach ${down.join(', ')}.`);
+      const down = Object.entries(result.checks)
+        .filter(([, check]) => check.required && check.status !== 'ok')
+        .map(([name, check]) => `${name} (${check.reason ?? 'unavailable'})`);
+      const err = new RestError(503, 'api_error', 'service_unavailable', `Not ready: ${down.join('; ')}.`);
       return reply.code(503).send({ ...result, ...toRestError(err, req.id).body });
     });
   }

@@ -69,6 +69,8 @@ export interface Config {
   readonly vaultActiveKey: string | undefined;
   /** VAULT_DEV_KEY_FILE: where the development KEK is kept when VAULT_KEYS is empty (test mode only). */
   readonly vaultDevKeyFile: string;
+  /** GRPC_REFLECTION: whether gRPC server reflection (v1, v1alpha) is served; on unless NODE_ENV is production. */
+  readonly grpcReflection: boolean;
 }
 
 /** How long a client may take, and how many connections it may hold, on every protocol of the port. */
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vaultActiveKey: env.VAULT_ACTIVE_KEY?.trim() || undefined,
     vaultDevKeyFile: env.VAULT_DEV_KEY_FILE?.trim() || '.checkout/vault-dev.key',
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
+    grpcReflection: name(env, 'GRPC_REFLECTION', env.NODE_ENV?.trim() === 'production' ? 'off' : 'on', /^(on|off)$/, new Set(['on', 'off'])) === 'on',
   };
   const webhooks = config.webhookConcurrency;
   if (webhooks.perEndpoint > webhooks.perMerchant || webhooks.perMerchant > webhooks.total) {

@@ -1,61 +1,17 @@
 // GET /readyz against the real service, with Postgres behind a relay the test cuts and restores
 // (the machine's Postgres keeps running), and the Postgres adapter in a process out of file
 // descriptors: Postgres that cannot be reached is 503 and unready, never 500.
-import net from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderBody } from './support/order-fixtures.ts';
 import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from './support/database.ts';
+import { CuttablePostgres } from './support/cuttable-postgres.ts';
 import { waitFor } from './support/wait.ts';
 import { httpRequest } from './support/raw-http.ts';
 import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
 import { loadConfig } from '../src/config.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
-
-/** A TCP relay in front of Postgres that the test can cut (every connection dropped, new ones refused) and restore. */
-class CuttablePostgres {
-  readonly #target = new URL(TEST_POSTGRES_URL);
-  readonly #sockets = new Set<net.Socket>();
-  #server: net.Server | undefined;
-  port = 0;
-
-  async up(): Promise<void> {
-    this.#server = net.createServer((client) => {
-      const upstream = net.connect({ host: this.#target.hostname, port: Number(this.#target.port || 5432) });
-      for (const socket of [client, upstream]) {
-        this.#sockets.add(socket);
-        socket.on('error', () => undefined);
-        socket.once('close', () => {
-          this.#sockets.delete(socket);
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.#server!.once('error', reject);
-      this.#server!.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (this.#server.address() as net.AddressInfo).port;
-  }
-
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    for (const socket of this.#sockets) socket.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** A connection URL like `url` but through the relay. */
-  url(url: string): string {
-    const through = new URL(url);
-    through.hostname = '127.0.0.1';
-    through.port = String(this.port);
-    return through.toString();
-  }
-}
 
 describe('GET /readyz', () => {
   const relay = new CuttablePostgres();
@@ -96,7 +52,7 @@ describe('GET /readyz', () => {
     const port = service.port;
     const key = service.firstSandbox!.test_secret_key;
     const ready = await waitFor('readiness', readyz, (r) => r.status === 200);
-    expect(ready.json).toMatchObject({ ready: true, checks: { postgres: { status: 'ok', required: true }, nats: { required: false } } });
+    expect(ready.json).toMatchObject({ ready: true, checks: { postgres: { status: 'ok', required: true }, migrations: { status: 'ok', required: true }, nats: { required: false } } });
     // /healthz is liveness only.
     expect((await httpRequest(port, 'GET', '/healthz')).status).toBe(200);
 

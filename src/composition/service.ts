@@ -4,12 +4,14 @@ import type { Config } from '../config.ts';
 import { readInstallationId } from '../adapters/postgres/postgres-installation.ts';
 import { NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts';
 import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
+import { PostgresMigrationsProbe } from '../adapters/postgres/postgres-migrations-probe.ts';
 import { NatsDependencyProbe } from '../adapters/nats/nats-dependency-probe.ts';
 import { systemClock } from '../adapters/system/system-clock.ts';
 import { createCheckReadiness } from '../application/health/check-readiness.ts';
 import type { TestSandboxCredentials } from '../application/merchant/create-sandbox.ts';
 import { ListenError, serveHttp } from '../../gateway/http-server.ts';
 import { createCore, type Core } from './core.ts';
+import { withGrpcTooling } from './grpc-tooling.ts';
 import { linkEvents, type EventLink } from './events.ts';
 import { lineLog, pinoLog, type Log } from './log.ts';
 import { openDatabase, StartupError } from './startup.ts';
@@ -85,9 +87,10 @@ export async function startService(config: Config): Promise<RunningService> {
   });
   const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
 
-  // Postgres must answer for the service to be ready; NATS is reported, since orders are accepted while it is down.
+  // Postgres must answer, at this build's schema, for the service to be ready; NATS is reported, since orders are
+  // accepted while it is down (the gRPC health service marks EventService, which streams from NATS, by it too).
   const readiness = createCheckReadiness({
-    required: [new PostgresDependencyProbe(config.databaseUrl, 2000)],
+    required: [new PostgresDependencyProbe(config.databaseUrl, 2000), new PostgresMigrationsProbe(config.databaseUrl, 2000)],
     informational: [new NatsDependencyProbe(() => events.current())],
     clock: systemClock,
     timeoutMs: 2000,
@@ -95,7 +98,8 @@ export async function startService(config: Config): Promise<RunningService> {
   });
   let http;
   try {
-    http = await serveHttp(config, core.routes, readiness, (app) => {
+    const routes = withGrpcTooling(core.routes, { readiness, reflection: config.grpcReflection });
+    http = await serveHttp(config, routes, readiness, (app) => {
       logRef.log = pinoLog(app.log);
     });
   } catch (err) {
