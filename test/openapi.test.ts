@@ -72,7 +72,11 @@ describe('OpenAPI document', () => {
     });
     expect(res.statusCode).toBe(201);
     const order = doc.components.schemas.Order!;
-    expect(Object.keys(res.json()).sort()).toEqual(Object.keys(order.properties).sort());
+    const created = doc.components.schemas.CreatedOrder!;
+    // The create's answer is the order plus, once, its client secret (never part of the Order object).
+    expect(Object.keys(res.json()).sort()).toEqual(Object.keys(created.properties).sort());
+    expect(Object.keys(created.properties).sort()).toEqual([...Object.keys(order.properties), 'client_secret'].sort());
     expect([...(order.required ?? [])].sort()).toEqual(Object.keys(order.properties).sort());
+    expect([...(created.required ?? [])].sort()).toEqual(Object.keys(order.properties).sort());
   });
 });

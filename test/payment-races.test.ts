@@ -194,7 +194,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       await engine.receiveTransfer(await orderRow(id));
     };
     const calls = alpha.calls.length;
-    const result = await engine.pay(checkoutId, token, 'sub-race', approvedCard(), { address: '127.0.0.1' });
+    const result = await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-race', approvedCard(), { address: '127.0.0.1' });
     expect(result.status).toBe('succeeded');
     expect(result.view.order.method).toBe('bank_transfer');
 
@@ -223,7 +223,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       await engine.receiveTransfer(await orderRow(id));
     };
     const errorsBefore = backgroundErrors.length;
-    expect((await engine.pay(checkoutId, token, 'sub-race', approvedCard(), { address: '127.0.0.1' })).status).toBe('succeeded');
+    expect((await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-race', approvedCard(), { address: '127.0.0.1' })).status).toBe('succeeded');
     expect(backgroundErrors.length).toBe(errorsBefore + 1);
     expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversal_pending', cancellation_reason: 'order_paid' });
     expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
@@ -280,7 +280,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       await engine.expireDue(100);
       expect((await orderRow(id)).status).toBe('pending');
     };
-    const result = await engine.pay(checkoutId, token, 'sub-1', approvedCard(), { address: '127.0.0.1' });
+    const result = await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-1', approvedCard(), { address: '127.0.0.1' });
     expect(result.status).toBe('succeeded');
     expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
   });
@@ -292,7 +292,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       alpha.onCapture = undefined;
       seen = (await attemptsOf(id))[0];
     };
-    await engine.pay(checkoutId, token, 'sub-1', approvedCard(), { address: '127.0.0.1' });
+    await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-1', approvedCard(), { address: '127.0.0.1' });
     expect(seen).toMatchObject({ status: 'processing' });
     expect(seen?.processor_ref).toMatch(/^alpha_/);
   });

@@ -205,7 +205,7 @@ export function createCore(options: CoreOptions): Core {
     idempotent,
     prepareCharge: createPrepareOrderCharge({ customers, vault, payOrder: payments.payOrder }),
   });
-  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments, { cards: cardReads, useCases: vault }), clock });
+  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments, { cards: cardReads, useCases: vault }), clock, authenticate });
   const settleDue = createSettleDue({ settlement: new PostgresSettlement(options.knex), clock });
   const ledgerAudit = new PostgresLedgerAudit(options.knex);
   const payoutReader = new PostgresPayoutReader(options.knex);

@@ -30,6 +30,8 @@ export interface OrderJson {
   subscription: string | null;
   subscription_cycle: number | null;
   customer: string | null;
+  /** Only in the answer of the create that made the order. */
+  client_secret?: string;
 }
 
 /** A payment attempt as the REST API shows it. */

@@ -30,7 +30,8 @@ function createOrderRequest(body: CreateOrderBody): CreateOrderRequest {
 export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof OrderService>): void {
   app.post<{ Body: CreateOrderBody }>('/v1/orders', { schema: createOrderSchema }, async (req, reply) => {
     const res = await orders.createOrder(createOrderRequest(req.body), coreCall(req));
-    return reply.code(201).send(orderJson(res.order!));
+    const order = orderJson(res.order!);
+    return reply.code(201).send(res.clientSecret ? { ...order, client_secret: res.clientSecret } : order);
   });
 
   app.get<{ Params: IdParams }>('/v1/orders/:id', { schema: retrieveOrderSchema }, async (req) => {

@@ -119,6 +119,21 @@ export const OrderSchema = Type.Object(
   { $id: 'Order' },
 );
 
+/** The answer of the create that made an order: the order, and once, its client secret. */
+export const CreatedOrderSchema = Type.Object(
+  {
+    ...OrderSchema.properties,
+    client_secret: Type.Optional(
+      Type.String({
+        pattern: '^ord_[0-9A-Za-z]+_secret_',
+        description:
+          'Only in the answer that created the order (not on an idempotent replay, and never on a retrieve, a list or an event): hand it to your app or page, which pays this one order through CheckoutService with your publishable key and this secret (header checkout-client-secret). Valid until expires_at, at most 24 hours. Never put it in a URL or a log.',
+      }),
+    ),
+  },
+  { $id: 'CreatedOrder' },
+);
+
 const orderAnswer = (description: string) => ({ ...Type.Ref('Order'), description });
 
 export const createOrderSchema = {
@@ -129,7 +144,7 @@ export const createOrderSchema = {
   querystring: NoQuery,
   body: CreateOrderBody,
   response: {
-    201: orderAnswer('The order, status pending (also for an idempotent replay); with confirm, paid or failed as the off-session charge ended.'),
+    201: { ...Type.Ref('CreatedOrder'), description: 'The order, status pending (also for an idempotent replay, without client_secret); with confirm, paid or failed as the off-session charge ended.' },
     ...COMMON_ERRORS,
     ...BODY_ERRORS,
     ...STATE_CHANGE_ERRORS,
@@ -200,4 +215,4 @@ export const captureOrderSchema = {
 };
 
 /** The shared schemas of this resource, added once to the app (responses refer to them by $id). */
-export const ORDER_SCHEMAS = [PaymentAttemptSchema, OrderSchema];
+export const ORDER_SCHEMAS = [PaymentAttemptSchema, OrderSchema, CreatedOrderSchema];

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { isDueToExpire } from '../../domain/order/order-transitions.ts';
 import { orderIdOfCheckout, type Order } from '../../domain/order/order.entity.ts';
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
@@ -8,6 +7,7 @@ import type { PaymentOutcome } from '../payment/payment-outcome.ts';
 import { attemptsOf } from '../payment/payment-kit.ts';
 import type { Payments } from '../payment/payments.ts';
 import { checkoutView, type CheckoutView } from './checkout-view.ts';
+import { authorizeCheckout, type CheckoutCredential } from './checkout-authorization.ts';
 import type { Card } from '../../domain/payment/card.ts';
 import { invalid } from '../../domain/shared/domain-error.ts';
 import { takesPayment } from '../../domain/order/order-transitions.ts';
@@ -24,26 +24,24 @@ export interface PaymentResult {
 
 /** What the hosted checkout page does with an order: show it, pay it, answer its challenge. */
 export interface CheckoutPayments {
-  /** Loads the checkout (expiring it first if its time has come). */
-  view(checkoutId: string): Promise<CheckoutView>;
+  /**
+   * Loads the checkout (expiring it first if its time has come). With a credential (an app's key and
+   * client secret), only when it authorizes the order; without, as the hosted page does by its id.
+   */
+  view(checkoutId: string, credential?: CheckoutCredential): Promise<CheckoutView>;
   /** Pays with a card or the wallet; idempotent per submission id. `saveCard`: vault the typed card for the order's customer once paid. */
-  pay(checkoutId: string, token: string, submissionId: string, instrument: PaymentInstrument, client: PaymentClient, saveCard?: boolean): Promise<PaymentResult>;
+  pay(checkoutId: string, credential: CheckoutCredential, submissionId: string, instrument: PaymentInstrument, client: PaymentClient, saveCard?: boolean): Promise<PaymentResult>;
   /** Pays with one of the order's customer's saved cards (one click); idempotent per submission id. */
-  paySaved(checkoutId: string, token: string, submissionId: string, cardId: string, client: PaymentClient): Promise<PaymentResult>;
+  paySaved(checkoutId: string, credential: CheckoutCredential, submissionId: string, cardId: string, client: PaymentClient): Promise<PaymentResult>;
   /** Completes or abandons a pending 3-D Secure challenge. */
-  authenticate(checkoutId: string, token: string, attemptId: string, answer: { code: string } | { abandon: true }): Promise<PaymentResult>;
-}
-
-function tokenMatches(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
+  authenticate(checkoutId: string, credential: CheckoutCredential, attemptId: string, answer: { code: string } | { abandon: true }): Promise<PaymentResult>;
 }
 
 /**
- * The checkout page's side of the payment use cases: it names an order by
- * its checkout id and proves it is the page with the checkout token, which is
- * checked under the order's lock; the outcome comes back as the page's view.
+ * The checkout's side of the payment use cases: the caller names an order by
+ * its checkout id and proves it may act on it with a {@link CheckoutCredential}
+ * (the page's checkout token, or an app's publishable key and client secret),
+ * which the one rule authorizeCheckout checks, again under the order's lock; the outcome comes back as the page's view.
  * The page is one caller of pay-order among others (a server-side charge, a
  * subscription's cycle).
  */
@@ -56,11 +54,11 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
     const scope = { merchantId: order.merchantId, livemode: order.livemode };
     return { ...view, savedCards: takesPayment(order) ? await vault.cards.listCards(scope, order.customerId) : [], canSaveCard: takesPayment(order) };
   };
-  /** The order of a page's call, its token checked (again under the lock when it pays). */
-  const orderOfPage = async (checkoutId: string, token: string): Promise<Order> => {
+  /** The order of a call, its credential checked (again under the lock when it pays). */
+  const orderOfPage = async (checkoutId: string, credential: CheckoutCredential): Promise<Order> => {
     const order = await deps.reads.orders.findForCheckout(orderIdOfCheckout(checkoutId));
     if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
-    withToken(token)(order);
+    authorized(credential)(order);
     return order;
   };
   /** After a payment on the page: the card it asked to save is vaulted if the order is now paid, else dropped. */
@@ -81,11 +79,7 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
       deps.onBackgroundError(err);
     }
   };
-  const withToken = (token: string) => (order: Order) => {
-    if (!tokenMatches(order.checkoutToken, token)) {
-      throw new ApplicationError('checkout.token_invalid', 'The checkout token is missing or wrong; reload the checkout page.');
-    }
-  };
+  const authorized = (credential: CheckoutCredential) => (order: Order) => authorizeCheckout(order, credential, deps.clock.now());
   const holdCard = async (order: Order, card: Card): Promise<void> => {
     await deps.uow.run((tx) => vault!.useCases.holdForOrder(tx, { merchantId: order.merchantId, livemode: order.livemode }, order.id, card));
   };
@@ -97,7 +91,7 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
   });
 
   return {
-    async view(checkoutId) {
+    async view(checkoutId, credential) {
       const orderId = orderIdOfCheckout(checkoutId);
       let order = await deps.reads.orders.findForCheckout(orderId);
       if (order && isDueToExpire(order, deps.clock.now())) {
@@ -107,28 +101,29 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
         });
       }
       if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
+      if (credential) authorized(credential)(order);
       return withCards(checkoutView(order, await attemptsOf(deps.reads.payments, orderId), await kit.merchantOf(order.merchantId)));
     },
-    async pay(checkoutId, token, submissionId, instrument, client, saveCard = false) {
+    async pay(checkoutId, credential, submissionId, instrument, client, saveCard = false) {
       if (saveCard && instrument.method === 'card' && vault) {
-        const order = await orderOfPage(checkoutId, token);
+        const order = await orderOfPage(checkoutId, credential);
         if (!order.customerId) throw invalid('request.parameter_invalid', 'save_card', 'This checkout names no customer to save the card for.');
         await holdCard(order, instrument.card);
       }
-      const result = await asResult(await payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: withToken(token), submissionId, instrument, client }));
+      const result = await asResult(await payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), submissionId, instrument, client }));
       if (saveCard) await settleSave(result);
       return result;
     },
-    async paySaved(checkoutId, token, submissionId, cardId, client) {
-      const order = await orderOfPage(checkoutId, token);
+    async paySaved(checkoutId, credential, submissionId, cardId, client) {
+      const order = await orderOfPage(checkoutId, credential);
       const scope = { merchantId: order.merchantId, livemode: order.livemode };
       const opened = vault && order.customerId ? await vault.useCases.openCard(scope, order.customerId, cardId) : undefined;
       if (!opened) throw cardNotFound(cardId, 'card_id');
       const instrument: PaymentInstrument = { method: 'card', card: opened.card, saved: { cardId: opened.saved.id, offSession: false } };
-      return asResult(await payments.payOrder({ orderId: order.id, authorize: withToken(token), submissionId, instrument, client }));
+      return asResult(await payments.payOrder({ orderId: order.id, authorize: authorized(credential), submissionId, instrument, client }));
     },
-    async authenticate(checkoutId, token, attemptId, answer) {
-      const result = await asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: withToken(token), attemptId, answer }));
+    async authenticate(checkoutId, credential, attemptId, answer) {
+      const result = await asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), attemptId, answer }));
       await settleSave(result);
       return result;
     },

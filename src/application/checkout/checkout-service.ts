@@ -15,17 +15,37 @@ import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
 import type { PaymentClient } from '../payment/pay-order.ts';
 import type { CheckoutPayments } from './checkout-payments.ts';
 import { CLIENT_ADDRESS } from '../shared/request-context.ts';
+import type { Authenticate } from '../merchant/authenticate.ts';
+import { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
 
-/** Header carrying the checkout page's token on state-changing calls. */
-export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
+export { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER } from './checkout-authorization.ts';
 
-/** Implements checkout.v1.CheckoutService over the payment engine. */
-export function createCheckoutService(deps: { readonly engine: CheckoutPayments; readonly clock: Clock }): ServiceImpl<typeof CheckoutService> {
-  const token = (ctx: HandlerContext) => ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER) ?? '';
+/**
+ * Implements checkout.v1.CheckoutService over the payment engine. A call with an Authorization
+ * header (or a client secret) is an app's: its publishable key is verified and carried with the
+ * client secret; any other is the hosted page's, by its checkout token. authorizeCheckout decides.
+ */
+export function createCheckoutService(deps: { readonly engine: CheckoutPayments; readonly clock: Clock; readonly authenticate: Authenticate }): ServiceImpl<typeof CheckoutService> {
+  const credential = async (ctx: HandlerContext): Promise<CheckoutCredential | undefined> => {
+    const secret = ctx.requestHeader.get(CLIENT_SECRET_HEADER);
+    if (ctx.requestHeader.get('authorization') === null && secret === null) {
+      const token = ctx.requestHeader.get(CHECKOUT_TOKEN_HEADER);
+      return token === null ? undefined : { kind: 'checkout_token', token };
+    }
+    const caller = await deps.authenticate(ctx, 'publishable');
+    return { kind: 'client_secret', scope: { merchantId: caller.merchantId, livemode: caller.livemode }, secret: requireClientSecret(secret) };
+  };
+  /** A state-changing call's credential: without any, the page's empty token (refused). */
+  const required = async (ctx: HandlerContext): Promise<CheckoutCredential> => (await credential(ctx)) ?? { kind: 'checkout_token', token: '' };
   const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS) });
 
   return {
-    getCheckout: async (req) => create(GetCheckoutResponseSchema, { checkout: checkoutToProto(await deps.engine.view(req.checkoutId)) }),
+    getCheckout: async (req, ctx) => {
+      // The page's read needs no token (it is how the page learns it); an app's is authorized.
+      const given = await credential(ctx);
+      const view = await deps.engine.view(req.checkoutId, given?.kind === 'client_secret' ? given : undefined);
+      return create(GetCheckoutResponseSchema, { checkout: checkoutToProto(view) });
+    },
     submitCardPayment: async (req, ctx) => {
       const card = parseCard(
         {
@@ -37,19 +57,19 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
         },
         deps.clock.now(),
       );
-      const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'card', card }, client(ctx), req.saveCard);
+      const result = await deps.engine.pay(req.checkoutId, await required(ctx), req.submissionId, { method: 'card', card }, client(ctx), req.saveCard);
       return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
     },
     submitSavedCardPayment: async (req, ctx) => {
-      const result = await deps.engine.paySaved(req.checkoutId, token(ctx), req.submissionId, req.cardId, client(ctx));
+      const result = await deps.engine.paySaved(req.checkoutId, await required(ctx), req.submissionId, req.cardId, client(ctx));
       return create(SubmitSavedCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
     },
     completeAuthentication: async (req, ctx) => {
-      const result = await deps.engine.authenticate(req.checkoutId, token(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
+      const result = await deps.engine.authenticate(req.checkoutId, await required(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
       return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(result) });
     },
     submitWalletPayment: async (req, ctx) => {
-      const result = await deps.engine.pay(req.checkoutId, token(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
+      const result = await deps.engine.pay(req.checkoutId, await required(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
       return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(result) });
     },
   };

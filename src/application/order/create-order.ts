@@ -7,6 +7,7 @@ import type { Caller } from '../../domain/merchant/caller.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
 import type { OrderCreationStore } from '../../ports/order/order-creation-store.port.ts';
+import { hashClientSecret, newClientSecret } from '../checkout/checkout-authorization.ts';
 
 /** Operation name under which idempotency keys of order creation are stored. */
 export const CREATE_ORDER_OPERATION = 'orders.create';
@@ -15,6 +16,11 @@ export const CREATE_ORDER_OPERATION = 'orders.create';
 export interface CreateOrderResult {
   readonly order: Order;
   readonly replayed: boolean;
+  /**
+   * The order's client secret, only when this call created the order: the service stores only its
+   * hash, so a replay (and any later read) cannot answer it again.
+   */
+  readonly clientSecret?: string;
 }
 
 /** Creates an order, honouring an optional idempotency key. */
@@ -30,13 +36,16 @@ export function createCreateOrder(deps: { readonly store: OrderCreationStore; re
     const now = deps.clock.now();
     const command = validateCreateOrder(rawCommand, now);
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
+    const orderId = deps.ids.newId(ORDER_ID_PREFIX);
+    const clientSecret = newClientSecret(orderId, deps.ids.newSecret(''));
     const { order, event } = createOrder(command, {
-      orderId: deps.ids.newId(ORDER_ID_PREFIX),
+      orderId,
       eventId: deps.ids.newId(EVENT_ID_PREFIX),
       merchantId: caller.merchantId,
       livemode: caller.livemode,
       checkoutHost: caller.checkoutHost,
       checkoutToken: deps.ids.newSecret(''),
+      clientSecretHash: hashClientSecret(clientSecret),
       now,
     });
     const fingerprint = idempotencyKey === undefined ? '' : fingerprintOf(command, fingerprintExtras);
@@ -45,7 +54,7 @@ export function createCreateOrder(deps: { readonly store: OrderCreationStore; re
       order,
       event,
     );
-    if (claim.claimed) return { order, replayed: false };
+    if (claim.claimed) return { order, replayed: false, clientSecret };
     const { existing } = claim;
     if (existing.operation !== CREATE_ORDER_OPERATION || existing.fingerprint !== fingerprint) {
       throw new ApplicationError(

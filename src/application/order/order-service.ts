@@ -54,11 +54,13 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
       const extras = charge ? [`card:${req.card}`, 'confirm'] : [];
       const result = await deps.createOrder(caller, command, key, extras);
       if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
-      if (!charge) return create(CreateOrderResponseSchema, { order: orderToProto(result.order) });
+      // The client secret is answered to the secret key that created the order, once (see CreateOrderResponse).
+      const clientSecret = result.clientSecret ?? '';
+      if (!charge) return create(CreateOrderResponseSchema, { order: orderToProto(result.order), clientSecret });
       // Charged once per order (a replayed create answers the first charge's outcome), then answered as it stands.
       await charge.charge(result.order);
       const details = await deps.getOrder(caller, result.order.id);
-      return create(CreateOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
+      return create(CreateOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes), clientSecret });
     },
     getOrder: async (req, ctx) => {
       const caller = await secretCaller(ctx);

@@ -11,6 +11,7 @@ export type ApplicationErrorCode =
   | 'auth.key_invalid'
   | 'auth.secret_key_required'
   | 'checkout.token_invalid'
+  | 'checkout.client_secret_invalid'
   | 'order.not_found'
   | 'checkout.not_found'
   | 'checkout.attempt_not_found'

@@ -92,6 +92,7 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'order.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'checkout.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'checkout.token_invalid': { code: Code.PermissionDenied, type: 'permission_error', publicCode: 'checkout_token_invalid' },
+  'checkout.client_secret_invalid': unauthenticated('client_secret_invalid'),
   'payment.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'checkout.attempt_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'test_helpers.live_mode': invalidRequest('test_mode_only'),

@@ -3,7 +3,7 @@ import { parseText } from '../shared/text.ts';
 import { parseCurrency, parseNonNegativeAmount, parsePositiveAmount } from '../money/money.ts';
 import type { DomainEvent } from '../event/domain-event.ts';
 import { orderEvent, orderEventData } from '../event/domain-event.ts';
-import { checkoutUrlFor, type CaptureMethod, type LineItem, type Order } from './order.entity.ts';
+import { checkoutUrlFor, clientSecretExpiry, type CaptureMethod, type LineItem, type Order } from './order.entity.ts';
 
 /** Most line items one order may carry. */
 export const MAX_LINE_ITEMS = 100;
@@ -34,6 +34,8 @@ export interface CreateOrderContext {
   readonly checkoutHost: string;
   readonly checkoutToken: string;
   readonly now: Date;
+  /** SHA-256 of the order's client secret, when the merchant's server creates it (the secret itself never reaches the domain). */
+  readonly clientSecretHash?: string;
   /** The payment link the order is created for, when a customer opened one. */
   readonly paymentLinkId?: string;
   /** The subscription cycle the order charges, when a subscription made it. */
@@ -100,6 +102,7 @@ function parseReturnUrl(value: string): string {
  * Creates a pending order and its order.created event from a validated command.
  */
 export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext): { order: Order; event: DomainEvent } {
+  const expiresAt = command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS);
   const order: Order = {
     id: ctx.orderId,
     merchantId: ctx.merchantId,
@@ -119,8 +122,9 @@ export function createOrder(command: CreateOrderCommand, ctx: CreateOrderContext
     amountRefunded: 0n,
     settledAt: null,
     createdAt: ctx.now,
-    expiresAt: command.expiresAt ?? new Date(ctx.now.getTime() + DEFAULT_EXPIRY_MS),
+    expiresAt,
     checkoutToken: ctx.checkoutToken,
+    ...(ctx.clientSecretHash ? { clientSecretHash: ctx.clientSecretHash, clientSecretExpiresAt: clientSecretExpiry(ctx.now, expiresAt) } : {}),
     customerId: command.customerId ?? null,
     version: 1,
     ...(ctx.paymentLinkId ? { paymentLinkId: ctx.paymentLinkId } : {}),

@@ -47,6 +47,13 @@ export interface Order {
   readonly expiresAt: Date;
   /** Proof, sent by the checkout page as a header, that a call comes from the page (CSRF protection). */
   readonly checkoutToken: string;
+  /**
+   * SHA-256 (hex) of the order's client secret, which lets an app with the merchant's publishable key
+   * pay this order; absent or null when the order has none (payment links', subscriptions').
+   */
+  readonly clientSecretHash?: string | null;
+  /** When the client secret stops being accepted: the order's expiry or CLIENT_SECRET_MAX_TTL_MS after creation, whichever is first. */
+  readonly clientSecretExpiresAt?: Date | null;
   /** The merchant's customer (cus_…) the order names; absent or null when none. */
   readonly customerId?: string | null;
   /** Incremented on every state change; the sequence number of the order's latest event. */
@@ -56,6 +63,14 @@ export interface Order {
   /** The subscription ("sub_…") and its cycle (1, 2, …) the order charges; absent or null for other orders. */
   readonly subscriptionId?: string | null;
   readonly subscriptionCycle?: number | null;
+}
+
+/** Longest a client secret is accepted after its order's creation: 24 hours (shorter when the order expires sooner). */
+export const CLIENT_SECRET_MAX_TTL_MS = 24 * 3600_000;
+
+/** When a client secret made at `createdAt` for an order expiring at `expiresAt` stops being accepted. */
+export function clientSecretExpiry(createdAt: Date, expiresAt: Date): Date {
+  return new Date(Math.min(expiresAt.getTime(), createdAt.getTime() + CLIENT_SECRET_MAX_TTL_MS));
 }
 
 /** Prefix of every order id. */

@@ -19,6 +19,7 @@ import * as paymentLinks from './017-payment-links.ts';
 import * as customersVault from './018-customers-vault.ts';
 import * as subscriptions from './019-subscriptions.ts';
 import * as eventOrder from './020-event-order.ts';
+import * as clientSecrets from './021-client-secrets.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -42,6 +43,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['018-customers-vault', customersVault],
   ['019-subscriptions', subscriptions],
   ['020-event-order', eventOrder],
+  ['021-client-secrets', clientSecrets],
 ];
 
 /**

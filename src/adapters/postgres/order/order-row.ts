@@ -27,6 +27,9 @@ export interface OrderRow {
   updated_at: Date | string;
   expires_at: Date | string;
   checkout_token: string;
+  /** Absent in snapshots stored before client secrets existed; null for orders without one. */
+  client_secret_hash?: string | null;
+  client_secret_expires_at?: Date | string | null;
   /** Absent in snapshots stored before payment links existed. */
   payment_link_id?: string | null;
   /** Absent in snapshots stored before customers existed. */
@@ -62,6 +65,8 @@ export function orderToRow(order: Order, updatedAt: Date = order.createdAt): Ord
     updated_at: updatedAt,
     expires_at: order.expiresAt,
     checkout_token: order.checkoutToken,
+    client_secret_hash: order.clientSecretHash ?? null,
+    client_secret_expires_at: order.clientSecretExpiresAt ?? null,
     payment_link_id: order.paymentLinkId ?? null,
     customer_id: order.customerId ?? null,
     subscription_id: order.subscriptionId ?? null,
@@ -99,6 +104,8 @@ export function rowToOrder(row: OrderRow): Order {
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     checkoutToken: row.checkout_token,
+    clientSecretHash: row.client_secret_hash ?? null,
+    clientSecretExpiresAt: row.client_secret_expires_at ? new Date(row.client_secret_expires_at) : null,
     customerId: row.customer_id ?? null,
     version: row.version,
     paymentLinkId: row.payment_link_id ?? null,

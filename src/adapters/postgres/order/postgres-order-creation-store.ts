@@ -29,6 +29,8 @@ const ORDER_COLUMNS = [
   ['updated_at', 'timestamptz'],
   ['expires_at', 'timestamptz'],
   ['checkout_token', 'text'],
+  ['client_secret_hash', 'text'],
+  ['client_secret_expires_at', 'timestamptz'],
   ['capture_method', 'text'],
   ['payment_link_id', 'text'],
   ['customer_id', 'text'],
