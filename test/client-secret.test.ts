@@ -111,6 +111,19 @@ describe('an app pays with the publishable key and the client secret', () => {
     expect(retrieved.json()).toMatchObject({ status: 'paid' });
   });
 
+  it('answers a 3-D Secure challenge with the same credentials', async () => {
+    const order = await createOrder({ reference: 'cs-3ds' });
+    const card = shop.test_cards.find((c) => c.behaviour === 'challenge')!;
+    const first = await checkout.submitCardPayment(
+      { checkoutId: order.id.slice(4), submissionId: 'app-3ds', card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' } },
+      app(order.client_secret),
+    );
+    expect(first.outcome!.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    const answer = { checkoutId: order.id.slice(4), attemptId: first.outcome!.challenge!.attemptId, code: '123456' };
+    expect(await codeOf(checkout.completeAuthentication(answer, app(`${order.id}_secret_nope`)))).toBe(Code.Unauthenticated);
+    expect((await checkout.completeAuthentication(answer, app(order.client_secret))).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+  });
+
   it('is refused (unauthenticated) with a wrong secret, the secret of another order, or none', async () => {
     const order = await createOrder({ reference: 'cs-wrong' });
     const other = await createOrder({ reference: 'cs-other' });
