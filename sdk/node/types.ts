@@ -86,6 +86,15 @@ export interface Order {
   customer: string | null;
 }
 
+/**
+ * An order as POST /v1/orders answers it: the order and its client secret, which an app (with the
+ * publishable key) pays this one order with. Answered once: keep it with the order.
+ */
+export interface CreatedOrder extends Order {
+  /** Absent on an idempotent replay of the create. */
+  client_secret?: string;
+}
+
 export interface OrderCreateParams {
   /** Minor units of currency (2500 is 25.00 EUR). */
   amount: number;

@@ -1,7 +1,7 @@
 // Orders: POST /v1/orders, GET /v1/orders[/:id], POST /v1/orders/:id/{capture,void}.
 import { seg, type HttpClient } from '../http-client.ts';
 import { pagePromise, type PagePromise } from '../pagination.ts';
-import type { ListJson, Order, OrderCaptureParams, OrderCreateParams, OrderListParams, RequestOptions } from '../types.ts';
+import type { CreatedOrder, ListJson, Order, OrderCaptureParams, OrderCreateParams, OrderListParams, RequestOptions } from '../types.ts';
 
 /** `checkout.orders` */
 export class Orders {
@@ -15,7 +15,7 @@ export class Orders {
    * Creates an order. Retried safely: every attempt carries the same Idempotency-Key.
    * @throws InvalidRequestError for a bad amount, currency, reference, …
    */
-  create(params: OrderCreateParams, options?: RequestOptions): Promise<Order> {
+  create(params: OrderCreateParams, options?: RequestOptions): Promise<CreatedOrder> {
     return this.#client.request({ method: 'POST', path: '/v1/orders', body: params }, options);
   }
 
