@@ -72,4 +72,20 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The mobile SDK runs in React Native: no Node built-ins, no Node transport, and no console (it never logs card data).
+    files: ['sdk/mobile/**/*.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src/**', '**/gateway/**', '**/bin/**', '**/test/**'], message: 'The SDK must build without the server\'s code: use sdk/gen and the API.' },
+            { group: ['node:*', '@connectrpc/connect-node', '@grpc/*', 'knex', 'pg', 'nats', 'fastify', 'fastify/*'], message: 'The mobile SDK uses only fetch and @connectrpc/connect-web.' },
+          ],
+        },
+      ],
+    },
+  },
 );
