@@ -122,7 +122,7 @@ interface RestOrder {
 
 describe('a single-use payment link in two browsers', () => {
   test('both customers click Pay at the same moment: exactly one pays, the other is told the link was just used and is not charged', async () => {
-    const created = await api<{ id: string; url: string }>('POST', '/v1/links', { amount: 2500, currency: 'EUR', reference: 'LINK-RACE', type: 'single_use', return_url: 'https://shop.example/thanks' });
+    const created = await api<{ id: string; url: string }>('POST', '/v1/links', { amount: 2500, currency: 'EUR', reference: 'LINK-RACE', type: 'single_use', return_url: 'http://127.0.0.1:9/thanks' });
     expect(created.status).toBe(201);
     const link = created.json;
     expect(link.url.startsWith(`${base}/l/`)).toBe(true);

@@ -41,7 +41,7 @@ function linkBody(overrides: Record<string, unknown> = {}): Record<string, unkno
       { name: 'Green tea', amount: 1500 },
       { name: 'Teapot', amount: 1000 },
     ],
-    return_url: 'https://shop.example/thanks',
+    return_url: 'http://127.0.0.1:9/thanks',
     ...overrides,
   };
 }
@@ -95,7 +95,7 @@ describe('POST /v1/links', () => {
       amount: 2500,
       currency: 'EUR',
       reference: 'Résumé №1 🧾',
-      return_url: 'https://shop.example/thanks',
+      return_url: 'http://127.0.0.1:9/thanks',
       expires_at: null,
       completed_payments: 0,
       deactivated_at: null,
@@ -201,7 +201,7 @@ describe('opening a link', () => {
 
     const orders = await ordersOfLink(link.id);
     expect(orders.map((o) => o.id).sort()).toEqual([first.orderId, otherCustomer.orderId].sort());
-    expect(orders[0]!).toMatchObject({ reference: 'open-1', amount: 2500, currency: 'EUR', status: 'pending', payment_link: link.id, return_url: 'https://shop.example/thanks' });
+    expect(orders[0]!).toMatchObject({ reference: 'open-1', amount: 2500, currency: 'EUR', status: 'pending', payment_link: link.id, return_url: 'http://127.0.0.1:9/thanks' });
     expect(orders[0]!.line_items).toEqual(link.line_items);
     // An hour to pay.
     expect(new Date(orders[0]!.expires_at).getTime() - new Date(orders[0]!.created).getTime()).toBe(3600_000);
@@ -241,7 +241,7 @@ describe('opening a link', () => {
     expect(de.res.statusCode).toBe(200);
     expect(de.res.body).toContain('Dieser Zahlungslink ist abgelaufen');
     expect(de.res.body).toContain('<html lang="de-DE">');
-    expect(de.res.body).toContain('href="https://shop.example/thanks"');
+    expect(de.res.body).toContain('href="http://127.0.0.1:9/thanks"');
 
     expect(await svc.db.knex('orders').count({ n: '*' })).toEqual(before);
     expect(await ordersOfLink(deactivated.id)).toEqual([]);

@@ -210,7 +210,12 @@ export interface PayoutFacts {
   readonly at: Date;
 }
 
-function payoutTransaction(kind: 'payout' | 'payout_paid' | 'payout_failure', facts: PayoutFacts, debit: Parameters<typeof debitCredit>[0], credit: Parameters<typeof debitCredit>[1]): LedgerTransaction {
+/**
+ * A payout's own transactions. Its leaving (merchant_available → payouts_in_transit, kind payout) is
+ * posted set-based by the run, in SQL (src/adapters/postgres/payout/postgres-payouts.ts); these two
+ * follow it one payout at a time.
+ */
+function payoutTransaction(kind: 'payout_paid' | 'payout_failure', facts: PayoutFacts, debit: Parameters<typeof debitCredit>[0], credit: Parameters<typeof debitCredit>[1]): LedgerTransaction {
   return ledgerTransaction(
     {
       id: ledgerTransactionId(kind, facts.payoutId),
@@ -226,14 +231,6 @@ function payoutTransaction(kind: 'payout' | 'payout_paid' | 'payout_failure', fa
     },
     debitCredit(debit, credit, facts.amount.currency, facts.amount.amount, 'payout'),
   );
-}
-
-/**
- * A payout leaving: the merchant's available money becomes payouts_in_transit. (The run posts this
- * one set-based, in SQL of the same shape; the function states the rule and tests it.)
- */
-export function payoutPosting(facts: PayoutFacts): LedgerTransaction {
-  return payoutTransaction('payout', facts, 'merchant_available', 'payouts_in_transit');
 }
 
 /** A payout arrived at the merchant's bank: the money in transit has left us (payouts_paid). */
