@@ -6,60 +6,38 @@
  * for requests leaving 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import type { RunningService } from '../src/composition/service.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { loadConfig } from '../src/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { MACHINE_NATS_URL, uniqueStream, freePort } from './support/nats-server.ts';
+import { freePort } from './support/nats-server.ts';
+import { startHarness, type Harness } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
 
 const WAIT_MS = 10_000;
 const twoYearsAhead = String((new Date().getUTCFullYear() + 2) % 100).padStart(2, '0');
 
-let db: TestDatabase;
+let harness: Harness;
 let service: RunningService;
 let base: string;
 let shop: SandboxCredentials;
 let browser: Browser;
-let nc: NatsConnection;
-let jsm: JetStreamManager;
-const stream = uniqueStream();
 
 beforeAll(async () => {
-  db = await createTestDatabase({ migrate: false });
+  // The service on a port of its own, its checkout URLs on that port, a vault key of its own.
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  service = await startService({
-    ...loadConfig({}),
-    databaseUrl: db.url,
-    databasePoolMax: 8,
-    natsUrl: MACHINE_NATS_URL,
-    natsStream: stream.stream,
-    natsSubjectPrefix: stream.subjectPrefix,
-    port,
-    host: '127.0.0.1',
-    publicUrl: base,
-    checkoutUrl: base,
-    logLevel: 'silent',
-    vaultKeys: [{ id: 'e2e', secret: randomBytes(32) }],
-  });
+  harness = await startHarness({ env: { PORT: String(port), PUBLIC_URL: base, CHECKOUT_URL: base, VAULT_KEYS: `e2e:${randomBytes(32).toString('base64')}` } });
+  service = harness.service;
   shop = (await service.core.createSandbox({ name: 'Vault Tea Shop', settlementCurrency: 'EUR' }))!;
-  nc = await connect({ servers: MACHINE_NATS_URL, name: 'checkout-vault-e2e-test' });
-  jsm = await nc.jetstreamManager();
   browser = await launchBrowser();
 });
 
 afterAll(async () => {
   await browser?.close().catch(() => undefined);
   const broken = await service?.core.ledger.verify();
-  await service?.close().catch(() => undefined);
-  if (jsm) await jsm.streams.delete(stream.stream).catch(() => undefined);
-  await nc?.close().catch(() => undefined);
-  await db?.drop().catch(() => undefined);
+  await harness?.close().catch(() => undefined);
   if (broken) throw new Error(`ledger invariant broken: ${broken.invariant}: ${broken.detail}`);
 });
 

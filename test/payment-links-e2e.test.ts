@@ -8,49 +8,34 @@
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import type { RunningService } from '../src/composition/service.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { loadConfig } from '../src/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+import { freePort } from './support/nats-server.ts';
+import { startHarness, type Harness } from './support/webhooks.ts';
 
 const SHOP = 'Link Tea Shop';
 const WAIT_MS = 15_000;
 
-let db: TestDatabase;
+let harness: Harness;
 let service: RunningService;
 let base: string;
 let shop: SandboxCredentials;
 let browser: Browser;
-const stream = uniqueStream();
 
 beforeAll(async () => {
-  db = await createTestDatabase({ migrate: false });
+  // The service on a port of its own, its checkout URLs on that port (test/support/webhooks.ts).
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  service = await startService({
-    ...loadConfig({}),
-    databaseUrl: db.url,
-    databasePoolMax: 10,
-    natsUrl: MACHINE_NATS_URL,
-    natsStream: stream.stream,
-    natsSubjectPrefix: stream.subjectPrefix,
-    port,
-    host: '127.0.0.1',
-    publicUrl: base,
-    checkoutUrl: base,
-    logLevel: 'silent',
-  });
+  harness = await startHarness({ env: { PORT: String(port), PUBLIC_URL: base, CHECKOUT_URL: base } });
+  service = harness.service;
   shop = (await service.core.createSandbox({ name: SHOP, settlementCurrency: 'EUR' }))!;
   browser = await launchBrowser();
 });
 
 afterAll(async () => {
   await browser?.close().catch(() => undefined);
-  await service?.close().catch(() => undefined);
-  await deleteStream(stream.stream).catch(() => undefined);
-  await db?.drop().catch(() => undefined);
+  await harness?.close().catch(() => undefined);
 });
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
