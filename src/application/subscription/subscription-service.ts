@@ -1,4 +1,4 @@
-import { create } from '@bufbuild/protobuf';
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
@@ -42,6 +42,7 @@ import {
   SUBSCRIPTION_ID_PREFIX,
   type AfterFailedRetries,
   type Subscription,
+  type SubscriptionTransition,
 } from '../../domain/subscription/subscription.entity.ts';
 import { checkAdvance, newTestClock, STALE_ADVANCE_MS, TEST_CLOCK_ID_PREFIX, type TestClock } from '../../domain/subscription/test-clock.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
@@ -53,6 +54,9 @@ import type { Authenticate } from '../merchant/authenticate.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../order/list-orders.ts';
 import { ApplicationError } from '../shared/application-error.ts';
 import type { Billing } from './bill-subscriptions.ts';
+
+/** The answer of a subscription's change: the subscription after it. */
+type SubscriptionAnswer = typeof CancelSubscriptionResponseSchema | typeof PauseSubscriptionResponseSchema | typeof ResumeSubscriptionResponseSchema | typeof UpdateSubscriptionResponseSchema;
 
 /** A subscription as the contracts carry it. */
 export function subscriptionToProto(s: Subscription, cycles: readonly SubscriptionCycle[] = []): ProtoSubscription {
@@ -137,6 +141,30 @@ export function createSubscriptionService(deps: Deps): ServiceImpl<typeof Subscr
     return answer(scope, s.id);
   }
 
+  /**
+   * One change of a subscription, with Idempotency-Key: under its lock, at its clock's time, `decide`
+   * answers the transition (none: nothing changes), stored with its event. The answer stored with
+   * the key is the subscription after it.
+   */
+  async function change<I extends DescMessage, O extends SubscriptionAnswer>(
+    ctx: HandlerContext,
+    caller: Scope,
+    call: { readonly operation: string; readonly input: I; readonly request: MessageShape<I>; readonly output: O },
+    id: string,
+    decide: (tx: TransactionScope, s: Subscription, now: Date) => Promise<SubscriptionTransition | undefined>,
+  ): Promise<void> {
+    await deps.idempotent(ctx, caller, call, async (tx) => {
+      const s = await locked(tx, caller, id);
+      const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
+      const t = await decide(tx, s, now);
+      if (t) {
+        await tx.subscriptions.save(t.subscription);
+        await tx.outbox.append(t.event);
+      }
+      return create(call.output, { subscription: subscriptionToProto(t?.subscription ?? s) } as MessageInitShape<O>);
+    });
+  }
+
   return {
     createSubscription: async (req, ctx) => {
       const caller = await secret(ctx);
@@ -198,62 +226,38 @@ export function createSubscriptionService(deps: Deps): ServiceImpl<typeof Subscr
 
     updateSubscription: async (req, ctx) => {
       const caller = await secret(ctx);
-      const call = { operation: 'subscriptions.update', input: UpdateSubscriptionRequestSchema, request: req, output: UpdateSubscriptionResponseSchema };
-      await deps.idempotent(ctx, caller, call, async (tx) => {
-        const s = await locked(tx, caller, req.id);
-        if (req.card === undefined) return create(UpdateSubscriptionResponseSchema, { subscription: subscriptionToProto(s) });
+      await change(ctx, caller, { operation: 'subscriptions.update', input: UpdateSubscriptionRequestSchema, request: req, output: UpdateSubscriptionResponseSchema }, req.id, async (tx, s, now) => {
+        if (req.card === undefined) return undefined;
         const card = req.card.startsWith('card_') ? await tx.vault.findCard(caller, s.customerId, req.card) : undefined;
         if (!card) throw new ApplicationError('order.card_unknown', `No such card for customer ${s.customerId}: "${req.card.slice(0, 60)}".`, 'card');
-        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
-        const t = changeCard(s, card.id, eventIds(now));
-        await tx.subscriptions.save(t.subscription);
-        await tx.outbox.append(t.event);
-        return create(UpdateSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+        return changeCard(s, card.id, eventIds(now));
       });
       return create(UpdateSubscriptionResponseSchema, { subscription: await answer(caller, req.id) });
     },
 
     cancelSubscription: async (req, ctx) => {
       const caller = await secret(ctx);
-      const call = { operation: 'subscriptions.cancel', input: CancelSubscriptionRequestSchema, request: req, output: CancelSubscriptionResponseSchema };
-      await deps.idempotent(ctx, caller, call, async (tx) => {
-        const s = await locked(tx, caller, req.id);
+      await change(ctx, caller, { operation: 'subscriptions.cancel', input: CancelSubscriptionRequestSchema, request: req, output: CancelSubscriptionResponseSchema }, req.id, async (_tx, s, now) => {
         assertAllowed(s, 'cancel');
-        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
-        const t = req.atPeriodEnd && s.status !== 'paused' && s.status !== 'unpaid' ? cancelAtPeriodEnd(s, eventIds(now)) : cancelNow(s, 'requested', eventIds(now));
-        await tx.subscriptions.save(t.subscription);
-        await tx.outbox.append(t.event);
-        return create(CancelSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+        return req.atPeriodEnd && s.status !== 'paused' && s.status !== 'unpaid' ? cancelAtPeriodEnd(s, eventIds(now)) : cancelNow(s, 'requested', eventIds(now));
       });
       return create(CancelSubscriptionResponseSchema, { subscription: await answer(caller, req.id) });
     },
 
     pauseSubscription: async (req, ctx) => {
       const caller = await secret(ctx);
-      const call = { operation: 'subscriptions.pause', input: PauseSubscriptionRequestSchema, request: req, output: PauseSubscriptionResponseSchema };
-      await deps.idempotent(ctx, caller, call, async (tx) => {
-        const s = await locked(tx, caller, req.id);
+      await change(ctx, caller, { operation: 'subscriptions.pause', input: PauseSubscriptionRequestSchema, request: req, output: PauseSubscriptionResponseSchema }, req.id, async (_tx, s, now) => {
         assertAllowed(s, 'pause');
-        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
-        const t = pause(s, eventIds(now));
-        await tx.subscriptions.save(t.subscription);
-        await tx.outbox.append(t.event);
-        return create(PauseSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+        return pause(s, eventIds(now));
       });
       return create(PauseSubscriptionResponseSchema, { subscription: await answer(caller, req.id) });
     },
 
     resumeSubscription: async (req, ctx) => {
       const caller = await secret(ctx);
-      const call = { operation: 'subscriptions.resume', input: ResumeSubscriptionRequestSchema, request: req, output: ResumeSubscriptionResponseSchema };
-      await deps.idempotent(ctx, caller, call, async (tx) => {
-        const s = await locked(tx, caller, req.id);
+      await change(ctx, caller, { operation: 'subscriptions.resume', input: ResumeSubscriptionRequestSchema, request: req, output: ResumeSubscriptionResponseSchema }, req.id, async (_tx, s, now) => {
         assertAllowed(s, 'resume');
-        const now = (await clockOf(deps.uow, s.merchantId, s.testClockId, deps.clock)).now();
-        const t = resume(s, eventIds(now));
-        await tx.subscriptions.save(t.subscription);
-        await tx.outbox.append(t.event);
-        return create(ResumeSubscriptionResponseSchema, { subscription: subscriptionToProto(t.subscription) });
+        return resume(s, eventIds(now));
       });
       const s = await deps.subscriptions.findById(caller, req.id);
       return create(ResumeSubscriptionResponseSchema, { subscription: s ? await chargeAndAnswer(caller, s) : await answer(caller, req.id) });
