@@ -5,7 +5,7 @@ import { bundleFields, FIELDS_DIR } from './fields-bundle.ts';
 
 const dist = path.join(FIELDS_DIR, 'dist');
 mkdirSync(dist, { recursive: true });
-for (const [name, code] of Object.entries(bundleFields())) {
+for (const [name, code] of Object.entries(await bundleFields())) {
   writeFileSync(path.join(dist, name), code);
   console.log(`sdk/fields/dist/${name}: ${Buffer.byteLength(code)} bytes`);
 }

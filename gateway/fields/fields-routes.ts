@@ -42,9 +42,9 @@ export function frameContentSecurityPolicy(embedder: string): string {
   ].join('; ');
 }
 
-function sendAsset(req: FastifyRequest, reply: FastifyReply, asset: Asset): FastifyReply {
+function sendAsset(req: FastifyRequest, reply: FastifyReply, asset: Asset, headers: Record<string, string>): FastifyReply {
   const encoding = pickEncoding(req.headers['accept-encoding']);
-  reply.header('Content-Type', asset.contentType).header('Vary', 'Accept-Encoding').header('X-Content-Type-Options', 'nosniff');
+  reply.headers(headers).header('Content-Type', asset.contentType).header('Vary', 'Accept-Encoding').header('X-Content-Type-Options', 'nosniff');
   if (encoding) reply.header('Content-Encoding', encoding);
   return reply.send(encoding === 'br' ? asset.brotli : encoding === 'gzip' ? asset.gzip : asset.body);
 }
@@ -61,17 +61,19 @@ export function registerFieldsRoutes(app: FastifyInstance, assets: FieldsAssets 
   const pages = new Map(Object.keys(FRAME_PAGES).map((page) => [page, renderFramePage(page as FramePage, urls)]));
 
   app.get('/js/fields.js', async (req, reply) =>
-    sendAsset(req, reply, assets.library)
+    sendAsset(req, reply, assets.library, {
       // Loaded by a <script> of the merchant's page: another origin, so not same-origin only.
-      .header('Cross-Origin-Resource-Policy', 'cross-origin')
-      .header('Access-Control-Allow-Origin', '*')
-      .header('Cache-Control', 'public, max-age=300'),
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      'Access-Control-Allow-Origin': '*',
+      // Not content-hashed (merchants link this URL), so cached briefly.
+      'Cache-Control': 'public, max-age=300',
+    }),
   );
 
   app.get<{ Params: { file: string } }>('/fields/assets/:file', async (req, reply) => {
     const asset = byName.get(req.params.file);
     if (!asset) return reply.code(404).headers(SECURITY_HEADERS).header('Content-Type', 'text/plain; charset=utf-8').send('Not found');
-    return sendAsset(req, reply, asset).header('Cross-Origin-Resource-Policy', 'same-origin').header('Cache-Control', 'public, max-age=31536000, immutable');
+    return sendAsset(req, reply, asset, { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cache-Control': 'public, max-age=31536000, immutable' });
   });
 
   app.get<{ Params: { page: string }; Querystring: { origin?: unknown } }>('/fields/:page', async (req, reply) => {

@@ -100,7 +100,7 @@ export function expiryState(value: string, now: Date, final: boolean): FieldStat
   if (!value.trim()) return { empty: true, complete: false, error: '' };
   const exp = parseExpiry(value);
   if (!exp) {
-    // Still being typed: "1", "12", "12 /", "12 / 2", "12 / 203" or "122".
+    // Still being typed: "1", "12", "12 /", "12 / 2" or "12 / 203".
     const partial = /^\s*(0|0?[1-9]|1[0-2])\s*(\/\s*\d{0,3}\s*)?$/.test(value) || /^\s*(0[1-9]|1[0-2])\d\s*$/.test(value);
     return { empty: false, complete: false, error: partial && !final ? '' : partial ? 'card_expiry_incomplete' : 'card_expiry_invalid' };
   }

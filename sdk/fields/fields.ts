@@ -268,5 +268,3 @@ export function CheckoutFields(options: CheckoutFieldsOptions): CheckoutFieldsIn
     },
   };
 }
-
-(globalThis as { CheckoutFields?: typeof CheckoutFields }).CheckoutFields = CheckoutFields;
