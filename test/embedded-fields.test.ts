@@ -201,6 +201,8 @@ describe('the embedded card fields on a merchant page of another origin', () => 
     const overlay = s.page.frames().find((f) => new URL(f.url()).pathname === '/fields/challenge')!;
     expect(new URL(overlay.url()).origin).toBe(base);
     expect(await axeViolations(overlay)).toEqual([]);
+    // A modal: the merchant's page behind it is inert until the step ends.
+    expect(await s.page.locator('main').evaluate((el) => (el as unknown as { inert: boolean }).inert)).toBe(true);
 
     // A wrong code first: the issuer declines the authentication, a decline the customer can act on.
     await challenge.locator('#c').fill('000000');
@@ -208,6 +210,7 @@ describe('the embedded card fields on a merchant page of another origin', () => 
     const first = (await s.page.evaluate(() => (globalThis as unknown as { pending: Promise<Result> }).pending)) as Result;
     expect(first).toMatchObject({ status: 'declined', code: 'authentication_failed' });
     expect(await s.page.locator('[role=dialog]').count()).toBe(0);
+    expect(await s.page.locator('main').evaluate((el) => (el as unknown as { inert: boolean }).inert)).toBe(false);
 
     // Again, with the right code.
     await s.page.evaluate(() => {

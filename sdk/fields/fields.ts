@@ -92,7 +92,7 @@ export function CheckoutFields(options: CheckoutFieldsOptions): CheckoutFieldsIn
   const channel = randomHex(16);
   const frames = new Map<Window, Field>();
   const fields = new Map<FieldKind, Field>();
-  let overlay: { root: HTMLElement; frame: HTMLIFrameElement; returnFocus: Element | null } | null = null;
+  let overlay: { root: HTMLElement; frame: HTMLIFrameElement; returnFocus: Element | null; inert: HTMLElement[] } | null = null;
   let pending: { id: number; resolve: (r: ConfirmResult) => void; timer: ReturnType<typeof setTimeout> } | null = null;
   let nextId = 1;
 
@@ -175,6 +175,7 @@ export function CheckoutFields(options: CheckoutFieldsOptions): CheckoutFieldsIn
   const closeOverlay = () => {
     if (!overlay) return;
     overlay.root.remove();
+    for (const el of overlay.inert) el.inert = false;
     const back = overlay.returnFocus;
     overlay = null;
     if (back instanceof HTMLElement) back.focus();
@@ -192,8 +193,11 @@ export function CheckoutFields(options: CheckoutFieldsOptions): CheckoutFieldsIn
     frame.title = 'Payment authentication by your bank';
     frame.style.cssText = 'border:0;border-radius:8px;background:#fff;width:min(420px,calc(100vw - 32px));height:min(440px,calc(100vh - 32px))';
     root.appendChild(frame);
+    // A modal: the rest of the page is out of reach (focus, pointer, screen readers) until the step ends.
+    const inert = Array.from(document.body.children).filter((el): el is HTMLElement => el instanceof HTMLElement && !el.inert);
+    for (const el of inert) el.inert = true;
     document.body.appendChild(root);
-    overlay = { root, frame, returnFocus: document.activeElement };
+    overlay = { root, frame, returnFocus: document.activeElement, inert };
     frame.addEventListener('load', () => frame.focus());
   };
 
