@@ -267,6 +267,33 @@ describe('the embedded card fields on a merchant page of another origin', () => 
     await s.context.close();
   });
 
+  it('pay once when the connection drops after the service paid: retries and the next confirm repeat the submission id', async () => {
+    const s = await shopper('fields-dropped');
+    const bodies: string[] = [];
+    let drop = true;
+    // The first SubmitCardPayment reaches the service, which pays; the browser sees every connection of this confirm fail.
+    await s.context.route('**/checkout.v1.CheckoutService/SubmitCardPayment', async (route) => {
+      bodies.push(route.request().postData() ?? '');
+      if (!drop) return route.continue();
+      if (bodies.length === 1) await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await fillCard(s.page, testCard('approved'));
+    expect(await confirm(s.page)).toMatchObject({ status: 'failed', code: 'unavailable' });
+    expect(bodies).toHaveLength(3);
+
+    // The customer confirms again once the network is back: the same submission, answered with the first outcome.
+    drop = false;
+    expect(await confirm(s.page)).toEqual({ status: 'paid', orderId: s.order.id });
+    expect(bodies).toHaveLength(4);
+    expect(new Set(bodies.map((b) => JSON.parse(b).submissionId)).size).toBe(1);
+    const order = await retrieve(s.order.id);
+    expect(order.status).toBe('paid');
+    expect(order.attempts.map((a) => a.status)).toEqual(['succeeded']);
+    expect(s.problems.filter((p) => !p.includes('ERR_CONNECTION_RESET'))).toEqual([]);
+    await s.context.close();
+  });
+
   it('report an incomplete card without calling the service, and have no accessibility violations in the frames', async () => {
     const s = await shopper('fields-incomplete');
     await s.page.frameLocator('#number iframe').locator('input').fill('4242 4242');

@@ -231,6 +231,9 @@ function createPayer(
   let challenge: { attemptId: string; hint: string; testCode: string; retry: boolean; answering: boolean } | null = null;
   let finish: ((result: ConfirmResult) => void) | null = null;
   let credentials = { publishableKey: '', clientSecret: '', checkoutId: '' };
+  // A submission whose answer never came (the network failed): confirming the same card again repeats its id,
+  // so that the service answers the first outcome instead of charging twice. Kept in this frame's memory only.
+  let unanswered: { card: string; submissionId: string } | null = null;
 
   const sendInfo = () => {
     if (challenge) toFrames({ type: 'challenge-info', hint: challenge.hint, testCode: challenge.testCode, retry: challenge.retry });
@@ -325,7 +328,13 @@ function createPayer(
     const result = await new Promise<ConfirmResult>((resolve) => {
       finish = resolve;
       const card = { number: cardDigits(input.value), expMonth: exp.month, expYear: exp.year, cvc: values.cardCvc!.trim(), name: name.trim() };
-      void call('SubmitCardPayment', { checkoutId: credentials.checkoutId, submissionId: `sub_${randomHex(16)}`, card }, credentials.publishableKey, secret).then(settle);
+      const key = JSON.stringify([credentials.checkoutId, card]);
+      const submissionId = unanswered?.card === key ? unanswered.submissionId : `sub_${randomHex(16)}`;
+      unanswered = { card: key, submissionId };
+      void call('SubmitCardPayment', { checkoutId: credentials.checkoutId, submissionId, card }, credentials.publishableKey, secret).then((answer) => {
+        if (answer.outcome || answer.code !== 'unavailable') unanswered = null;
+        settle(answer);
+      });
     });
     finish = null;
     challenge = null;
