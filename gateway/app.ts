@@ -13,6 +13,7 @@ import { registerRestApi } from './rest/rest-api.ts';
 import { AJV_OPTIONS } from './rest/shared/validation.ts';
 import { registerCheckoutPages } from './checkout/checkout-pages.ts';
 import { registerPaymentLinkPages } from './checkout/payment-link-pages.ts';
+import { registerFieldsRoutes } from './fields/fields-routes.ts';
 import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
 
 /** Options of {@link buildGateway}. */
@@ -109,6 +110,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   await registerRestApi(app, transport, options.publicUrl, answerError);
   registerCheckoutPages(app, createClient(CheckoutService, transport));
   registerPaymentLinkPages(app, createClient(PaymentLinkPageService, transport));
+  // The embedded card fields: the merchant's library and the frames it mounts (their payments go to the Connect mount).
+  registerFieldsRoutes(app);
   // Liveness: the process runs and serves HTTP. Readiness (can it do its work?) is /readyz.
   app.get('/healthz', async () => ({ ok: true }));
   const readiness = options.readiness;
