@@ -5,6 +5,7 @@
  * stream's leader is killed (SIGKILL); then every event committed in the outbox is in JetStream
  * exactly once (by its msgID, the event id) and reached a loopback receiver at least once.
  */
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { startOwnNatsCluster, type OwnNatsCluster } from './support/nats-server.ts';
@@ -27,9 +28,11 @@ afterAll(async () => {
   await cluster?.destroy();
 }, 60_000);
 
-/** A connection to the servers still up. */
-async function survivors(): Promise<NatsConnection> {
-  return connect({ servers: cluster.nodes.filter((n) => n.running).map((n) => n.url), timeout: 5000 });
+/** A connection to the servers still up, and its JetStream manager (asked again while the cluster is electing, which times requests out). */
+async function survivors(): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
+  const nc = await connect({ servers: cluster.nodes.filter((n) => n.running).map((n) => n.url), timeout: 5000 });
+  const jsm = await waitFor('the JetStream API', () => nc.jetstreamManager({ timeout: 10_000 }), () => true, 60_000, 500);
+  return { nc, jsm };
 }
 
 async function readStream(jsm: JetStreamManager, name: string): Promise<{ messages: number; msgIds: string[] }> {
@@ -46,8 +49,7 @@ async function readStream(jsm: JetStreamManager, name: string): Promise<{ messag
 
 describe('a three-node JetStream cluster', () => {
   test('the stream has three replicas; its leader killed under load: every committed event is in JetStream once and delivered', async () => {
-    const nc = await survivors();
-    const jsm = await nc.jetstreamManager();
+    const { nc, jsm } = await survivors();
     // JetStream API requests may time out on a busy machine while the cluster settles: asked again until answered.
     const before = await waitFor('the stream info', () => jsm.streams.info(h.config.natsStream), () => true, 60_000, 500);
     expect(before.config.num_replicas).toBe(3);
@@ -77,9 +79,9 @@ describe('a three-node JetStream cluster', () => {
     // Kill the stream's leader outright, with orders coming in.
     const createdAtKill = created;
     await doomed.kill();
+    const killedAt = performance.now();
     // A new leader among the two left, and orders keep being accepted and relayed meanwhile.
-    const after = await survivors();
-    const jsmAfter = await after.jetstreamManager();
+    const { nc: after, jsm: jsmAfter } = await survivors();
     const newLeader = await waitFor(
       'a new stream leader',
       () => jsmAfter.streams.info(h.config.natsStream).then((info) => info.cluster?.leader),
@@ -87,6 +89,7 @@ describe('a three-node JetStream cluster', () => {
       60_000,
       250,
     );
+    const electedAfterMs = Math.round(performance.now() - killedAt);
     await waitFor('orders after the kill', () => created, (n) => n >= createdAtKill + 60, 60_000, 100);
     stop = true;
     await load;
@@ -100,13 +103,13 @@ describe('a three-node JetStream cluster', () => {
     expect(missing).toEqual([]);
 
     // Exactly once in JetStream: as many messages as events, each event id once.
-    const { messages, msgIds } = await readStream(jsmAfter, h.config.natsStream);
+    const { messages, msgIds } = await waitFor('the stream read back', () => readStream(jsmAfter, h.config.natsStream), () => true, 60_000, 500);
     await after.close();
     expect(new Set(msgIds).size).toBe(msgIds.length);
     expect(new Set(msgIds)).toEqual(new Set(ids));
     expect(messages).toBe(ids.length);
 
     const again = new Set(receiver.requests.filter((r) => r.nth > 0).map((r) => r.body.id)).size;
-    console.info(`[nats cluster] leader ${leader} killed after ${createdAtKill} orders, new leader ${newLeader}; ${created} orders, ${ids.length} events, each once in the stream; ${receiver.requests.length} webhook requests (${again} events sent more than once)`);
+    console.info(`[nats cluster] leader ${leader} killed after ${createdAtKill} orders, new leader ${newLeader} seen ${electedAfterMs} ms later; ${created} orders, ${ids.length} events, each once in the stream; ${receiver.requests.length} webhook requests (${again} events sent more than once)`);
   }, 300_000);
 });

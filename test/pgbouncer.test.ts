@@ -14,17 +14,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { loadConfig } from '../src/config.ts';
+import { createCore } from '../src/composition/core.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { deleteStream, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
-import { pgbouncerVersion, startPgBouncer, type OwnPgBouncer } from './support/pgbouncer.ts';
+import { PGBOUNCER_BIN, pgbouncerVersion, startPgBouncer, type OwnPgBouncer } from './support/pgbouncer.ts';
 import { api, createEndpoint, pool, Receiver, serviceEnv } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
 
 const version = pgbouncerVersion();
-if (!version) console.warn('test/pgbouncer.test.ts skipped: no pgbouncer binary at /usr/sbin/pgbouncer (apt-get install pgbouncer, or set PGBOUNCER_BIN); .ci/run installs it.');
+if (!version) console.warn(`test/pgbouncer.test.ts skipped: no pgbouncer binary at ${PGBOUNCER_BIN} (apt-get install pgbouncer, or set PGBOUNCER_BIN); .ci/run installs it.`);
 /** 1.21 added max_prepared_statements: named prepared statements in transaction mode. */
 const carriesNamedStatements = version !== undefined && (version[0] > 1 || version[1] >= 21);
 
@@ -56,7 +57,7 @@ describe.skipIf(!version)('PgBouncer in transaction mode', () => {
     await service?.close();
     await receiver?.close();
     // Its ledger must balance whatever the pooler did.
-    const broken = db ? await (await import('../src/composition/core.ts')).createCore({ knex: db.knex, apiBaseUrl: base, checkoutHost: base, onInternalError: () => undefined }).ledger.verify() : undefined;
+    const broken = db ? await createCore({ knex: db.knex, apiBaseUrl: base, checkoutHost: base, onInternalError: () => undefined }).ledger.verify() : undefined;
     await bouncer?.stop();
     await db?.drop();
     await deleteStream(stream.stream);
