@@ -47,7 +47,7 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
  *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config): Promise<RunningService> {
-  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax);
+  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
   // Until the gateway exists, what the core and the workers report goes nowhere; then to its logger.
   const logRef: { log?: Log } = {};
@@ -139,7 +139,7 @@ async function stopAll(workers: readonly Worker[]): Promise<void> {
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], write: (line: string) => void): Promise<{ close(): Promise<void> }> {
-  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax));
+  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
   const log = lineLog(write);
   let events: EventLink | undefined;

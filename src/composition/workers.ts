@@ -145,7 +145,7 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
   let knex: Knex | undefined;
   const started = events.ready.then(async (nc) => {
     if (!nc || stopped) return;
-    knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax) });
+    knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax), namedStatements: ctx.config.databaseNamedStatements });
     dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, {
       onError: (err) => ctx.log.warn('webhook dispatcher', err),
       onUnaccounted: (report) => logUnaccounted(report, ctx.log),
