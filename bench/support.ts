@@ -106,6 +106,29 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   return { child, pid: child.pid!, sandbox, exited };
 }
 
+/** Runs `checkout worker --only NAMES` with `env`; answers once it said its workers run. */
+export async function startWorker(env: Record<string, string>, names: string): Promise<Server> {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'worker', '--only', names], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[worker] ${line}\n`);
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('Workers running')) resolve();
+    });
+    void exited.then((code) => reject(new Error(`worker exited with code ${code}; stdout: ${out}`)));
+    setTimeout(() => reject(new Error(`worker did not start within 30 s; stdout: ${out}`)), 30_000).unref();
+  });
+  return { child, pid: child.pid!, sandbox: { merchant_id: '', test_secret_key: '' }, exited };
+}
+
 /** Polls GET /healthz until 200, for 30 s at most; given `exited`, gives up at once when the server exits. */
 export async function waitHealthy(port: number, exited?: Promise<number | null>): Promise<void> {
   let dead = false;
