@@ -18,14 +18,45 @@ import { OrderService, OrderStatus, type Order as CheckoutOrder } from '../sdk/g
 import { generateTestHeader } from '../sdk/webhooks/test-header.ts';
 import { CheckoutPaymentPlugin, CHECKOUT_HANDLER_CODE, checkoutPaymentHandler } from '../sdk/vendure/index.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { TEST_POSTGRES_URL } from './support/database.ts';
 import { api, createEndpoint, startHarness, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 
-const PAYMENT_METHOD_CODE = 'hosted-checkout';
-const DB = { host: '127.0.0.1', port: 5432, username: 'postgres', password: '' };
+// Vendure 3.6+ posts usage data to telemetry.vendure.io after booting; this suite's traffic stays on loopback.
+process.env.VENDURE_DISABLE_TELEMETRY = 'true';
 
-let harness: Harness;
-let shop: SandboxCredentials;
+const PAYMENT_METHOD_CODE = 'hosted-checkout';
+const postgres = new URL(TEST_POSTGRES_URL);
+const DB = { host: postgres.hostname, port: Number(postgres.port || 5432), username: decodeURIComponent(postgres.username || 'postgres'), password: decodeURIComponent(postgres.password) };
+
+/** The merchant the shop pays: its keys and the sandbox's approved test card. */
+type Shop = Pick<SandboxCredentials, 'test_secret_key' | 'test_publishable_key'> & { approvedCard: string };
+
+/**
+ * The service: by default started here (the harness: own database and stream); with CHECKOUT_API_URL set,
+ * a copy already running (`npm start` with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true), paid with the sandbox
+ * of CHECKOUT_SECRET_KEY, CHECKOUT_PUBLISHABLE_KEY and CHECKOUT_APPROVED_CARD (see sdk/vendure/README.md).
+ */
+async function startCheckout(): Promise<{ base: string; shop: Shop; close(): Promise<void> }> {
+  const external = process.env.CHECKOUT_API_URL;
+  if (external) {
+    const need = (name: string): string => {
+      const value = process.env[name];
+      if (!value) throw new Error(`CHECKOUT_API_URL is set: set ${name} too (see sdk/vendure/README.md).`);
+      return value;
+    };
+    const shop = { test_secret_key: need('CHECKOUT_SECRET_KEY'), test_publishable_key: need('CHECKOUT_PUBLISHABLE_KEY'), approvedCard: need('CHECKOUT_APPROVED_CARD') };
+    return { base: external.replace(/\/+$/, ''), shop, close: async () => {} };
+  }
+  const harness: Harness = await startHarness();
+  // The Vendure test channel prices in USD: a merchant settling in USD keeps the amounts one to one.
+  const sandbox = await harness.service.core.createSandbox({ name: 'Vendure shop', settlementCurrency: 'USD' });
+  const approvedCard = sandbox.test_cards.find((c) => c.behaviour === 'approved')!.number;
+  return { base: harness.base, shop: { ...sandbox, approvedCard }, close: () => harness.close() };
+}
+
+let service: Awaited<ReturnType<typeof startCheckout>>;
+let shop: Shop;
 let webhookSecret: string;
 let endpointId: string;
 let server: TestServer;
@@ -46,12 +77,11 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  harness = await startHarness();
-  // The Vendure test channel prices in USD: a merchant settling in USD keeps the amounts one to one.
-  shop = await harness.service.core.createSandbox({ name: 'Vendure shop', settlementCurrency: 'USD' });
+  service = await startCheckout();
+  shop = service.shop;
   const port = await freePort();
   webhookUrl = `http://127.0.0.1:${port}/checkout-webhooks`;
-  const endpoint = await createEndpoint(harness.base, shop.test_secret_key, webhookUrl, ['order.paid', 'order.refunded', 'order.voided']);
+  const endpoint = await createEndpoint(service.base, shop.test_secret_key, webhookUrl, ['order.paid', 'order.refunded', 'order.voided']);
   webhookSecret = endpoint.secret;
   endpointId = endpoint.id;
 
@@ -60,7 +90,7 @@ beforeAll(async () => {
     apiOptions: { port, hostname: '127.0.0.1' },
     // Errors only: a failing webhook or refund says why in the test's output.
     logger: new DefaultLogger({ level: LogLevel.Error }),
-    plugins: [CheckoutPaymentPlugin.init({ baseUrl: harness.base, secretKey: shop.test_secret_key, webhookSecret })],
+    plugins: [CheckoutPaymentPlugin.init({ baseUrl: service.base, secretKey: shop.test_secret_key, webhookSecret })],
   });
   // Replaced whole: the test config's sql.js options mean nothing to Postgres. The initializer names the database after this file.
   config.dbConnectionOptions = { type: 'postgres', ...DB, synchronize: true, logging: false };
@@ -84,14 +114,16 @@ beforeAll(async () => {
   vendureDb = String(config.dbConnectionOptions.database);
   await admin.asSuperAdmin();
 
-  const transport = createConnectTransport({ baseUrl: harness.base, httpVersion: '1.1' });
+  const transport = createConnectTransport({ baseUrl: service.base, httpVersion: '1.1' });
   orders = createClient(OrderService, transport);
   checkout = createClient(CheckoutService, transport);
 }, 300_000);
 
 afterAll(async () => {
   await server?.destroy();
-  await harness?.close();
+  // A copy of the service that outlives the suite keeps no endpoint pointing at a port nobody listens on.
+  if (endpointId) await api(service.base, shop.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${endpointId}`);
+  await service?.close();
   if (vendureDb) {
     const client = new pg.Client({ host: DB.host, port: DB.port, user: DB.username, database: 'postgres' });
     await client.connect();
@@ -188,9 +220,8 @@ async function ourOrder(id: string): Promise<CheckoutOrder> {
 
 /** The customer pays our order as the storefront's embedded fields would: publishable key, client secret, approved test card. */
 async function payAsCustomer(orderId: string, clientSecret: string): Promise<PaymentStatus> {
-  const card = shop.test_cards.find((c) => c.behaviour === 'approved')!;
   const res = await checkout.submitCardPayment(
-    { checkoutId: orderId.slice(4), submissionId: `vendure-${orderId}`, card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada Lovelace' } },
+    { checkoutId: orderId.slice(4), submissionId: `vendure-${orderId}`, card: { number: shop.approvedCard, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada Lovelace' } },
     { headers: { authorization: `Bearer ${shop.test_publishable_key}`, 'checkout-client-secret': clientSecret } },
   );
   return res.outcome!.status;
@@ -206,7 +237,7 @@ interface EventJson {
 
 /** Our events of one order, newest first. */
 async function eventsOf(orderId: string): Promise<EventJson[]> {
-  const res = await api<{ data: EventJson[] }>(harness.base, shop.test_secret_key, 'GET', '/v1/events?limit=100');
+  const res = await api<{ data: EventJson[] }>(service.base, shop.test_secret_key, 'GET', '/v1/events?limit=100');
   return res.json.data.filter((e) => e.order_id === orderId);
 }
 
@@ -240,11 +271,11 @@ describe('a shop order paid through the hosted checkout', () => {
     expect(paidEvent).toMatchObject({ reference: placed.code, data: { id: payment.transactionId, reference: placed.code, amount: placed.totalWithTax } });
 
     // The service redelivers order.paid: the plugin answers 2xx and settles nothing twice.
-    const redeliver = await api(harness.base, shop.test_secret_key, 'POST', `/v1/events/${paidEvent.id}/redeliver`, { endpoint_id: endpointId });
+    const redeliver = await api(service.base, shop.test_secret_key, 'POST', `/v1/events/${paidEvent.id}/redeliver`, { endpoint_id: endpointId });
     expect(redeliver.status).toBe(200);
     const deliveries = await waitFor(
       'two answered deliveries of order.paid',
-      async () => (await api<{ data: Array<{ status_code: number | null }> }>(harness.base, shop.test_secret_key, 'GET', `/v1/events/${paidEvent.id}/deliveries`)).json.data,
+      async () => (await api<{ data: Array<{ status_code: number | null }> }>(service.base, shop.test_secret_key, 'GET', `/v1/events/${paidEvent.id}/deliveries`)).json.data,
       (d) => d.filter((a) => a.status_code === 200).length >= 2,
       60_000,
       250,
