@@ -4,15 +4,17 @@
 // A shop order is paid on our side over Connect, settled by our signed order.paid, refunded in part
 // from the admin API; references match end to end. Bad signatures change nothing; cancelling an
 // unpaid payment leaves nothing charged.
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions.js';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { mergeConfig, LanguageCode, DefaultLogger, LogLevel, Order, PaymentMethod, RequestContextService, TransactionalConnection } from '@vendure/core';
-import { createTestEnvironment, E2E_DEFAULT_CHANNEL_TOKEN, PostgresInitializer, registerInitializer, testConfig, type SimpleGraphQLClient, type TestServer } from '@vendure/testing';
+import { createTestEnvironment, E2E_DEFAULT_CHANNEL_TOKEN, registerInitializer, testConfig, type TestDbInitializer, type SimpleGraphQLClient, type TestServer } from '@vendure/testing';
 import { CheckoutService, PaymentStatus } from '../sdk/gen/checkout/v1/checkout_pb.ts';
 import { OrderService, OrderStatus, type Order as CheckoutOrder } from '../sdk/gen/checkout/v1/order_pb.ts';
 import { generateTestHeader } from '../sdk/webhooks/test-header.ts';
@@ -62,10 +64,45 @@ let endpointId: string;
 let server: TestServer;
 let admin: SimpleGraphQLClient;
 let shopClient: SimpleGraphQLClient;
-let vendureDb: string;
+let vendureDb: OwnPostgresDatabase | undefined;
 let orders: Client<typeof OrderService>;
 let checkout: Client<typeof CheckoutService>;
 let webhookUrl: string;
+
+/**
+ * Vendure's database on the test Postgres, with a name of its own per run (@vendure/testing's
+ * PostgresInitializer names it after the file, which two runs at once would share); synchronised by TypeORM.
+ */
+class OwnPostgresDatabase implements TestDbInitializer<PostgresConnectionOptions> {
+  readonly name = `vendure_test_${randomBytes(6).toString('hex')}`;
+
+  async init(_testFileName: string, options: PostgresConnectionOptions): Promise<PostgresConnectionOptions> {
+    await onPostgres(`CREATE DATABASE "${this.name}"`);
+    // TestServer reads the options it passed, not the answer: they are changed in place.
+    Object.assign(options, { database: this.name, synchronize: true });
+    return options;
+  }
+
+  async populate(populate: () => Promise<void>): Promise<void> {
+    await populate();
+  }
+
+  destroy(): void {}
+
+  drop(): Promise<void> {
+    return onPostgres(`DROP DATABASE IF EXISTS "${this.name}" WITH (FORCE)`);
+  }
+}
+
+async function onPostgres(sql: string): Promise<void> {
+  const client = new pg.Client({ host: DB.host, port: DB.port, user: DB.username, password: DB.password, database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 /** A free port on 127.0.0.1 for Vendure (its test config would take a fixed one). */
 async function freePort(): Promise<number> {
@@ -85,15 +122,17 @@ beforeAll(async () => {
   webhookSecret = endpoint.secret;
   endpointId = endpoint.id;
 
-  registerInitializer('postgres', new PostgresInitializer());
+  const database = new OwnPostgresDatabase();
+  registerInitializer('postgres', database);
   const config = mergeConfig(testConfig, {
     apiOptions: { port, hostname: '127.0.0.1' },
     // Errors only: a failing webhook or refund says why in the test's output.
     logger: new DefaultLogger({ level: LogLevel.Error }),
     plugins: [CheckoutPaymentPlugin.init({ baseUrl: service.base, secretKey: shop.test_secret_key, webhookSecret })],
   });
-  // Replaced whole: the test config's sql.js options mean nothing to Postgres. The initializer names the database after this file.
+  // Replaced whole: the test config's sql.js options mean nothing to Postgres. The initializer names the database.
   config.dbConnectionOptions = { type: 'postgres', ...DB, synchronize: true, logging: false };
+  vendureDb = database;
   const env = createTestEnvironment(config);
   server = env.server;
   admin = env.adminClient;
@@ -111,7 +150,6 @@ beforeAll(async () => {
       collections: [],
     },
   });
-  vendureDb = String(config.dbConnectionOptions.database);
   await admin.asSuperAdmin();
 
   const transport = createConnectTransport({ baseUrl: service.base, httpVersion: '1.1' });
@@ -124,12 +162,7 @@ afterAll(async () => {
   // A copy of the service that outlives the suite keeps no endpoint pointing at a port nobody listens on.
   if (endpointId) await api(service.base, shop.test_secret_key, 'DELETE', `/v1/webhook_endpoints/${endpointId}`);
   await service?.close();
-  if (vendureDb) {
-    const client = new pg.Client({ host: DB.host, port: DB.port, user: DB.username, database: 'postgres' });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${vendureDb}" WITH (FORCE)`);
-    await client.end();
-  }
+  await vendureDb?.drop();
 }, 120_000);
 
 // ---------------------------------------------------------------- GraphQL
