@@ -9,6 +9,7 @@
 //   BENCH_CONCURRENCY       concurrent clients / pgbench connections (default 50)
 //   BENCH_WARMUP_SECONDS    unmeasured load before the service phase (default 3)
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
+//   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
 //   BENCH_PGBENCH           pgbench binary (default pgbench on PATH)
 //   BENCH_SKIP_PGBENCH=1    only the service phase
@@ -40,6 +41,7 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  serverDatabaseUrl,
   startServer,
   stopServer,
   waitHealthy,
@@ -485,7 +487,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${CONCURRENCY} clients, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s`);
     server = await startServer({
-      DATABASE_URL: dbUrl,
+      DATABASE_URL: serverDatabaseUrl(dbName),
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL,

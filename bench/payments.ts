@@ -13,6 +13,7 @@
 //   BENCH_CONCURRENCY       concurrent clients (default 50)
 //   BENCH_WARMUP_SECONDS    unmeasured payments before the measured phases (default 3)
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
+//   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
 //   BENCH_SERVER_NODE_ARGS  extra node flags for the server
 //   BENCH_SERVER_ENV        extra server environment, e.g. "SERVE_WORKERS=none"
@@ -33,6 +34,7 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  serverDatabaseUrl,
   startServer,
   stopServer,
   verifyLedger,
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${CONCURRENCY} clients, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s orders + ${SECONDS}s payments`);
     server = await startServer({
-      DATABASE_URL: dbUrl,
+      DATABASE_URL: serverDatabaseUrl(dbName),
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL,

@@ -23,6 +23,14 @@ export function envInt(name: string, fallback: number): number {
 }
 
 export const POSTGRES_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+/**
+ * Where the server under test reaches Postgres (default: BENCH_POSTGRES_URL), e.g. a PgBouncer in front
+ * of it with a wildcard database entry: postgres://postgres@127.0.0.1:6432. The bench itself (database
+ * creation, pgbench, counts) always talks to BENCH_POSTGRES_URL.
+ */
+export const SERVER_POSTGRES_URL = (process.env.BENCH_SERVER_POSTGRES_URL ?? POSTGRES_URL).replace(/\/+$/, '');
+/** The server's DATABASE_URL for a bench database. */
+export const serverDatabaseUrl = (dbName: string) => `${SERVER_POSTGRES_URL}/${dbName}`;
 export const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 export const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);

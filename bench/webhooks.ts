@@ -11,6 +11,7 @@
 //   BENCH_WARMUP_SECONDS    unmeasured load at the same rate before (default 2)
 //   BENCH_MAX_IN_FLIGHT     payments in progress at most; the generator falls behind beyond (default 100)
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
+//   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
 //   BENCH_SERVER_NODE_ARGS  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
@@ -40,6 +41,7 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  serverDatabaseUrl,
   startServer,
   startWorker,
   stopServer,
@@ -218,7 +220,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${RATE} payments/s, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s; dispatcher ${DISPATCHER_APART ? 'in a process of its own' : 'in the server'}`);
     const env = {
-      DATABASE_URL: dbUrl,
+      DATABASE_URL: serverDatabaseUrl(dbName),
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL,
