@@ -3,7 +3,7 @@
 // process on its own database and stream, the plugin's webhook route registered as the endpoint.
 // A shop order is paid on our side over Connect, settled by our signed order.paid, refunded in part
 // from the admin API; references match end to end. Bad signatures change nothing; cancelling an
-// unpaid payment leaves nothing charged.
+// unpaid payment expires ours, so that a late payment is refused.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions.js';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { mergeConfig, LanguageCode, DefaultLogger, LogLevel, Order, PaymentMethod, RequestContextService, TransactionalConnection } from '@vendure/core';
 import { createTestEnvironment, E2E_DEFAULT_CHANNEL_TOKEN, registerInitializer, testConfig, type TestDbInitializer, type SimpleGraphQLClient, type TestServer } from '@vendure/testing';
@@ -389,7 +389,7 @@ describe('the webhook route', () => {
 });
 
 describe('cancelling a payment', () => {
-  it('of an unpaid order cancels the Vendure payment, and voids ours should the customer still pay it', async () => {
+  it('of an unpaid order cancels the Vendure payment and expires ours: a late payment is refused', async () => {
     const placed = await placeOrder('cancelled');
     const payment = placed.payments[0]!;
     const cancelled = await mutate<{ id: string; state: string; metadata: Record<string, unknown> }>(
@@ -398,13 +398,20 @@ describe('cancelling a payment', () => {
       `mutation($id: ID!) { cancelPayment(id: $id) { ... on Payment { id state metadata } ... on ErrorResult { errorCode message } } }`,
       { id: payment.id },
     );
-    expect(cancelled).toMatchObject({ state: 'Cancelled', metadata: { checkoutStatus: 'pending', voidRequested: false } });
-    expect((await ourOrder(payment.transactionId)).status).toBe(OrderStatus.PENDING);
+    expect(cancelled).toMatchObject({ state: 'Cancelled', metadata: { checkoutStatus: 'expired', voidRequested: false, expireRequested: true } });
+    const expired = await ourOrder(payment.transactionId);
+    expect(expired.status).toBe(OrderStatus.EXPIRED);
+    expect(expired.reference).toBe(placed.code);
+    expect((await eventsOf(payment.transactionId)).filter((e) => e.type === 'order.expired')).toHaveLength(1);
 
-    // The customer had the checkout open and pays anyway: the plugin gives the money back.
-    expect(await payAsCustomer(payment.transactionId, payment.metadata.public!.clientSecret!)).toBe(PaymentStatus.SUCCEEDED);
-    const voided = await waitFor('our order voided', () => ourOrder(payment.transactionId), (o) => o.status === OrderStatus.VOIDED, 60_000, 250);
-    expect(voided.reference).toBe(placed.code);
+    // The customer had the checkout open and pays anyway: the service refuses it, nothing is taken.
+    const late = await payAsCustomer(payment.transactionId, payment.metadata.public!.clientSecret!).then(
+      () => undefined,
+      (err: unknown) => ConnectError.from(err),
+    );
+    expect(late?.code).toBe(Code.FailedPrecondition);
+    expect(late?.rawMessage).toMatch(/expired/);
+    expect((await ourOrder(payment.transactionId)).status).toBe(OrderStatus.EXPIRED);
     const after = await adminOrder(placed.id);
     expect(after.payments[0]!.state).toBe('Cancelled');
     expect(after.state).not.toBe('PaymentSettled');

@@ -111,18 +111,34 @@ export function createCheckoutPaymentHandler(context: () => HandlerContext): Pay
       }
     },
 
-    async cancelPayment(_ctx, _order, payment) {
+    async cancelPayment(_ctx, vendureOrder, payment) {
       const { clients } = context();
+      const read = async () => (await withRetries(() => clients.orders.getOrder({ id: payment.transactionId }, clients.callOptions()))).order;
       try {
-        const { order } = await withRetries(() => clients.orders.getOrder({ id: payment.transactionId }, clients.callOptions()));
+        let order = await read();
         if (!order) return { success: false as const, errorMessage: `Order ${payment.transactionId} is unknown to the checkout service.` };
-        if (order.status === OrderStatus.PAID || order.status === OrderStatus.AUTHORIZED) {
-          const voided = await withRetries(() => clients.orders.voidOrder({ id: order.id }, clients.callOptions()));
-          return { success: true as const, metadata: { checkoutStatus: statusName(voided.order!.status), voidRequested: true } };
+        let expireRequested = false;
+        if (order.status === OrderStatus.PENDING || order.status === OrderStatus.FAILED) {
+          // Unpaid: our order is closed now (ExpireOrder), so that its checkout takes no payment any more.
+          const open = order;
+          try {
+            expireRequested = true;
+            order = (await withRetries(() => clients.orders.expireOrder({ id: open.id }, clients.callOptions(`vendure:${vendureOrder.code}:cancel:${payment.id}`)))).order!;
+          } catch (err) {
+            // The customer paid first (order_not_open): voided below. Anything else (a card payment still in
+            // flight: payment_in_progress) fails the cancellation, which the admin can retry.
+            order = await read();
+            if (!order || (order.status !== OrderStatus.PAID && order.status !== OrderStatus.AUTHORIZED)) throw err;
+          }
         }
-        // Unpaid (pending, failed, expired): nothing was taken and the service has no way to close an open
-        // order early; it expires by itself, and should the customer still pay it, the webhook voids it.
-        return { success: true as const, metadata: { checkoutStatus: statusName(order.status), voidRequested: false } };
+        if (order.status === OrderStatus.PAID || order.status === OrderStatus.AUTHORIZED) {
+          const id = order.id;
+          const voided = await withRetries(() => clients.orders.voidOrder({ id }, clients.callOptions()));
+          return { success: true as const, metadata: { checkoutStatus: statusName(voided.order!.status), voidRequested: true, expireRequested } };
+        }
+        // Expired now (or before), refunded or voided: nothing is left to take. Should a payment still
+        // reach a canceled order, the webhook route voids it.
+        return { success: true as const, metadata: { checkoutStatus: statusName(order.status), voidRequested: false, expireRequested } };
       } catch (err) {
         return { success: false as const, errorMessage: ConnectError.from(err).message };
       }
