@@ -104,6 +104,8 @@ describe('an app pays with the publishable key and the client secret', () => {
     const order = await createOrder({ reference: 'cs-pay' });
     const view = await checkout.getCheckout({ checkoutId: order.id.slice(4) }, app(order.client_secret));
     expect(view.checkout!.order).toMatchObject({ id: order.id, amount: 2500n });
+    // The page's token lives as long as the order; the app's secret expires, so the app never gets the token.
+    expect(view.checkout!.checkoutToken).toBe('');
 
     const paid = await payAsApp(order.id, order.client_secret);
     expect(paid.outcome!.status).toBe(PaymentStatus.SUCCEEDED);

@@ -229,6 +229,28 @@ describe('the embedded card fields on a merchant page of another origin', () => 
     await s.context.close();
   });
 
+  it("a script on the merchant's page cannot re-point the fields at another order: the frame takes its key and client secret once", async () => {
+    const s = await shopper('fields-reinit');
+    // The attacker's order: another client secret, as a compromised script on the page could hold.
+    const other = await api<{ id: string; client_secret: string }>(base, h.sandbox.test_secret_key, 'POST', '/v1/orders', orderBody({ reference: 'fields-reinit-other' }));
+    expect(other.status).toBe(201);
+    await s.page.evaluate(
+      ([pk, secret]) => {
+        const frame = (globalThis as unknown as { document: { querySelector: (s: string) => { src: string; contentWindow: { postMessage: (m: unknown, o: string) => void } } } }).document.querySelector('#number iframe');
+        frame.contentWindow.postMessage({ tag: 'checkout-fields/1', type: 'init', label: 'Card number', placeholder: '', style: {}, publishableKey: pk, clientSecret: secret }, new URL(frame.src).origin);
+      },
+      [h.sandbox.test_publishable_key, other.json.client_secret],
+    );
+    const number = testCard('approved');
+    await fillCard(s.page, number);
+    expect(await confirm(s.page)).toEqual({ status: 'paid', orderId: s.order.id });
+    expect((await retrieve(s.order.id)).status).toBe('paid');
+    const untouched = await retrieve(other.json.id);
+    expect(untouched.status).toBe('pending');
+    expect(untouched.attempts).toEqual([]);
+    await s.context.close();
+  });
+
   it('pay with the soft-declined card, retried on the alternative route', async () => {
     const s = await shopper('fields-soft');
     const number = testCard('soft_decline');

@@ -388,6 +388,31 @@ describe('the webhook route', () => {
   }, 120_000);
 });
 
+describe('a late order.paid', () => {
+  it('of an order refunded in full at the checkout service leaves the Vendure payment unsettled, and answers 2xx', async () => {
+    const placed = await placeOrder('late');
+    const payment = placed.payments[0]!;
+    // The endpoint off while the customer pays and the merchant refunds in our dashboard: order.paid arrives later.
+    expect((await api(service.base, shop.test_secret_key, 'PATCH', `/v1/webhook_endpoints/${endpointId}`, { disabled: true })).status).toBe(200);
+    try {
+      expect(await payAsCustomer(payment.transactionId, payment.metadata.public!.clientSecret!)).toBe(PaymentStatus.SUCCEEDED);
+      const refund = await api(service.base, shop.test_secret_key, 'POST', `/v1/orders/${payment.transactionId}/refunds`, { amount: placed.totalWithTax, reason: 'requested_by_customer' });
+      expect(refund.status).toBe(201);
+      expect((await ourOrder(payment.transactionId)).status).toBe(OrderStatus.REFUNDED);
+    } finally {
+      await api(service.base, shop.test_secret_key, 'PATCH', `/v1/webhook_endpoints/${endpointId}`, { disabled: false });
+    }
+    const paidEvent = (await eventsOf(payment.transactionId)).find((e) => e.type === 'order.paid')!;
+    const body = JSON.stringify({ id: paidEvent.id, type: 'order.paid', created: new Date().toISOString(), livemode: false, sequence: 2, data: paidEvent.data });
+    const late = await postWebhook(body, generateTestHeader({ payload: body, secret: webhookSecret }));
+    expect(late.status).toBe(200);
+    expect(await late.json()).toMatchObject({ received: true, ignored: 'refunded' });
+    const after = await adminOrder(placed.id);
+    expect(after.state).toBe('PaymentAuthorized');
+    expect(after.payments[0]!.state).toBe('Authorized');
+  }, 120_000);
+});
+
 describe('cancelling a payment', () => {
   it('of an unpaid order cancels the Vendure payment and expires ours: a late payment is refused', async () => {
     const placed = await placeOrder('cancelled');

@@ -195,6 +195,9 @@ function startField(kind: FieldKind, origin: string, toPage: (m: FrameMessage) =
     if (!m) return;
     if (m.type === 'init') {
       if ((kind === 'cardNumber') !== Boolean(m.publishableKey)) return;
+      // Once per frame: a later init (another script on the page) could otherwise send the card typed
+      // here to another order, even another merchant's. The library sends one, when the frame loads.
+      if (init) return;
       init = m;
       if (m.label) {
         label.textContent = m.label;

@@ -78,6 +78,11 @@ describe('checkEmbedderOrigin', () => {
     ["https://shop.example 'unsafe-inline'", null],
     ['https://shop.example;script-src *', null],
     ['javascript:alert(1)', null],
+    // Wildcards and lists would widen frame-ancestors: any site could frame the fields.
+    ['https://*', null],
+    ['https://*.com', null],
+    ["https://'self'", null],
+    ['https://a.com,b', null],
     ['', null],
   ])('%s → %s', (value, expected) => {
     expect(checkEmbedderOrigin(value)).toBe(expected);

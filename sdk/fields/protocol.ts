@@ -179,6 +179,9 @@ export function checkEmbedderOrigin(value: unknown): string | null {
     return null;
   }
   if (url.origin !== value) return null;
+  // A host name, an IPv4 or a bracketed IPv6 address, nothing else: the origin goes into frame-ancestors,
+  // where `*`, quotes or commas would widen it (https://* lets any site frame the fields).
+  if (!/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/.test(url.hostname)) return null;
   if (url.protocol === 'https:') return value;
   const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname);
   return url.protocol === 'http:' && loopback ? value : null;

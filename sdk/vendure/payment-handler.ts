@@ -105,6 +105,11 @@ export function createCheckoutPaymentHandler(context: () => HandlerContext): Pay
         if (!order || !isPaid(order)) {
           return { success: false as const, state: 'Authorized' as const, errorMessage: `Order ${payment.transactionId} is ${order ? statusName(order.status) : 'unknown'} at the checkout service, not paid.` };
         }
+        // Paid, then refunded in full outside Vendure before this settle (a late order.paid, say): the shop
+        // holds none of the money, so the payment must not read as settled and the goods must not ship.
+        if (order.status === OrderStatus.REFUNDED) {
+          return { success: false as const, state: 'Authorized' as const, errorMessage: `Order ${payment.transactionId} was refunded in full at the checkout service; the payment is not settled.` };
+        }
         return { success: true as const, metadata: { checkoutStatus: statusName(order.status), method: order.method ?? '' } };
       } catch (err) {
         return { success: false as const, state: 'Authorized' as const, errorMessage: ConnectError.from(err).message };

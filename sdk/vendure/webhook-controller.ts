@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
 import { ConnectError } from '@connectrpc/connect';
 import { Logger, Order, OrderService, Payment, RequestContextService, TransactionalConnection } from '@vendure/core';
+import { OrderStatus } from '../gen/checkout/v1/order_pb.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
 import { SIGNATURE_HEADER } from '../webhooks/signature.ts';
 import { WebhookVerificationError } from '../webhooks/webhook-verification-error.ts';
@@ -82,6 +83,15 @@ export class CheckoutWebhookController {
     if (payment.state === 'Settled') return { status: 200, body: { received: true, payment: payment.id, state: payment.state } };
     if (payment.state === 'Cancelled') return this.#voidPaidAfterCancel(payment);
     if (payment.state !== 'Authorized') return { status: 200, body: { received: true, ignored: `payment_${payment.state}` } };
+
+    // Paid, then refunded in full at the checkout service before this (late) order.paid: the shop holds none
+    // of the money, so the payment stays unsettled; a 2xx, since no redelivery would change that.
+    const { clients } = pluginContext();
+    const { order: ours } = await clients.orders.getOrder({ id: orderId }, clients.callOptions());
+    if (ours?.status === OrderStatus.REFUNDED) {
+      Logger.warn(`order.paid ${event.id}: order ${orderId} was refunded in full at the checkout service; payment ${payment.id} is left unsettled`, LOG_CONTEXT);
+      return { status: 200, body: { received: true, payment: payment.id, ignored: 'refunded' } };
+    }
 
     const channel = payment.order.channels.find((c) => c.code !== DEFAULT_CHANNEL_CODE) ?? payment.order.channels[0];
     // By token: the context then carries the whole channel (its tax zones), which the order's recalculation needs.

@@ -43,8 +43,13 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
     getCheckout: async (req, ctx) => {
       // The page's read needs no token (it is how the page learns it); an app's is authorized.
       const given = await credential(ctx);
-      const view = await deps.engine.view(req.checkoutId, given?.kind === 'client_secret' ? given : undefined);
-      return create(GetCheckoutResponseSchema, { checkout: checkoutToProto(view) });
+      const app = given?.kind === 'client_secret';
+      const view = await deps.engine.view(req.checkoutId, app ? given : undefined);
+      const checkout = checkoutToProto(view);
+      // An app pays with its client secret, which expires: the page's token, which lives as long as the
+      // order, is not handed to it (it would outlive the secret).
+      if (app) checkout.checkoutToken = '';
+      return create(GetCheckoutResponseSchema, { checkout });
     },
     submitCardPayment: async (req, ctx) => {
       const card = parseCard(
