@@ -7,6 +7,7 @@ import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } fro
 import { clientAddressResolver } from './client-address.ts';
 import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
 import { h2RequestProblem, sendH2Error } from './client-errors.ts';
+import type { HttpMetrics } from '../src/ports/telemetry/metrics.port.ts';
 
 /** Options of {@link listenH1AndH2c}. */
 export interface ListenOptions {
@@ -16,6 +17,8 @@ export interface ListenOptions {
   readonly trustProxy?: TrustProxy;
   /** The signal the Connect handlers end their server streams on; close() expects it aborted first. */
   readonly shutdownSignal?: AbortSignal;
+  /** Counts h2c calls by procedure and code. */
+  readonly metrics?: HttpMetrics;
 }
 
 /** How long close() lets open calls finish before it cuts the connections still open. */
@@ -61,6 +64,7 @@ export async function listenH1AndH2c(
     contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, clientAddress(req)),
     onError: onHandlerError,
     shutdownSignal: options.shutdownSignal,
+    metrics: options.metrics,
     // h2c carries only the Connect services; anything else gets the REST error body, not an empty 404.
     notFound: (req, res) =>
       sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),

@@ -198,12 +198,12 @@ export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPr
 }
 
 /** Starts the whole service (gateway, relay, dispatcher unless RUN_DISPATCHER=false) on a fresh database and stream. */
-export async function startHarness(options: { natsUrl?: string; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(options: { natsUrl?: string; env?: Record<string, string>; logDestination?: { write(line: string): void } } = {}): Promise<Harness> {
   const natsUrl = options.natsUrl ?? MACHINE_NATS_URL;
   const db = await createTestDatabase({ migrate: false });
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
-  const service = await startService(config);
+  const service = await startService(config, { logDestination: options.logDestination });
   if (!service.firstSandbox) throw new Error('a fresh database should have created the first sandbox');
   const sandbox = await service.core.createSandbox({ name: 'Harness shop', settlementCurrency: 'EUR' });
   let n = 0;
