@@ -122,6 +122,8 @@ export function mountConnect(
   for (const pattern of [protoGrpc.contentTypeRegExp, protoGrpcWeb.contentTypeRegExp, protoConnect.contentTypeRegExp]) app.addContentTypeParser(pattern, noop);
   for (const handler of connectHandlers(options.routes, options.onError, options.shutdownSignal, options.metrics)) {
     app.all(handler.requestPath, async (req, reply) => {
+      // The core answers under the gateway's request id (the Request-Id header, the log lines' request_id), not one of its own or the client's.
+      req.raw.headers['request-id'] = req.id;
       try {
         const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as never, options.contextValues(req)));
         // Headers set on the reply (Request-Id) live in Fastify until send(); this path writes the raw response.

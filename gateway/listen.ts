@@ -6,7 +6,8 @@ import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } from '../src/config.ts';
 import { clientAddressResolver } from './client-address.ts';
 import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
-import { h2RequestProblem, sendH2Error } from './client-errors.ts';
+import { h2RequestProblem, newRequestId, sendH2Error } from './client-errors.ts';
+import { inRequestScope } from './request-scope.ts';
 import type { HttpMetrics } from '../src/ports/telemetry/metrics.port.ts';
 
 /** Options of {@link listenH1AndH2c}. */
@@ -72,7 +73,12 @@ export async function listenH1AndH2c(
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: H2_MAX_CONCURRENT_STREAMS } }, (req: Http2ServerRequest, res: Http2ServerResponse) => {
     const problem = h2RequestProblem(req);
     if (problem) return sendH2Error(res, problem.status, problem.code, problem.message);
-    connect(req, res);
+    // The call's id, as Fastify gives one to each HTTP/1.1 request: the core answers under it (request-id),
+    // and every line logged while the call runs carries it. A client's own request-id header is not taken.
+    const requestId = newRequestId();
+    req.headers['request-id'] = requestId;
+    res.setHeader('request-id', requestId);
+    inRequestScope(requestId, () => connect(req, res));
   });
   const sessions = new Set<Http2Session>();
   h2.on('session', (session) => {

@@ -6,9 +6,10 @@
  * the relay's and the dispatcher's. A worker process's METRICS_PORT listener is scraped too.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createClient } from '@connectrpc/connect';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { loadConfig } from '../src/config.ts';
 import { startWorkerProcess } from '../src/composition/service.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
@@ -237,8 +238,19 @@ describe('logs', () => {
     // A fault of ours while serving a request: the core logs it (through the service's Log) with the request's id.
     await h.db.knex.raw('ALTER TABLE payment_attempts RENAME TO payment_attempts_hidden');
     let res;
+    // The same fault met over Connect on HTTP/1.1 and over h2c: each answer's request-id is the one its lines carry.
+    const rpcIds: string[] = [];
     try {
       res = await fetch(`${h.base}/v1/orders/${order.id}`, { headers: { authorization: `Bearer ${merchant.test_secret_key}` } });
+      for (const httpVersion of ['1.1', '2'] as const) {
+        const orders = createClient(OrderService, createConnectTransport({ baseUrl: h.base, httpVersion }));
+        const err = await orders.getOrder({ id: order.id }, { headers: { authorization: `Bearer ${merchant.test_secret_key}` } }).then(
+          () => undefined,
+          (e: unknown) => ConnectError.from(e),
+        );
+        expect(err?.code).toBe(Code.Internal);
+        rpcIds.push(err!.metadata.get('request-id')!);
+      }
     } finally {
       await h.db.knex.raw('ALTER TABLE payment_attempts_hidden RENAME TO payment_attempts');
     }
@@ -247,10 +259,13 @@ describe('logs', () => {
     expect(requestId).toMatch(/^req_/);
 
     const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rpcIds).toHaveLength(2);
+    for (const id of rpcIds) expect(id).toMatch(/^req_/);
     const logged = await waitFor(
-      'the internal error and the dispatcher\'s lines logged',
+      'the internal errors and the dispatcher\'s lines logged',
       parsed,
-      (all) => all.some((l) => l.request_id === requestId) && all.some((l) => String(l.msg).startsWith('webhook delivery attempt failed')) && all.some((l) => l.msg === 'webhook delivered'),
+      (all) =>
+        [requestId, ...rpcIds].every((id) => all.some((l) => l.request_id === id && l.level === 'error')) && all.some((l) => String(l.msg).startsWith('webhook delivery attempt failed')) && all.some((l) => l.msg === 'webhook delivered'),
       10_000,
     );
     const ofRequest = logged.filter((l) => l.request_id === requestId);
