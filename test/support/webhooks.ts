@@ -313,7 +313,8 @@ export function spawnDispatcher(env: Record<string, string>): Promise<ChildProce
 /** Runs `checkout <args>` with env on top of this process's environment; resolves once its output shows `ready`. The caller stops it. */
 export async function spawnCheckout(args: readonly string[], env: Record<string, string>, ready: string): Promise<ChildProcess> {
   const repo = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(process.execPath, ['bin/checkout.ts', ...args], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Ready is told by an info line (JSON, on stdout): the service environment's LOG_LEVEL=silent would hide it.
+  const child = spawn(process.execPath, ['bin/checkout.ts', ...args], { cwd: repo, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
