@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/gen/', 'sdk/gen/'] },
+  { ignores: ['node_modules/', 'src/gen/', 'sdk/gen/', 'sdk/fields/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -83,6 +83,23 @@ export default tseslint.config(
           patterns: [
             { group: ['**/src/**', '**/gateway/**', '**/bin/**', '**/test/**'], message: 'The SDK must build without the server\'s code: use sdk/gen and the API.' },
             { group: ['node:*', '@connectrpc/connect-node', '@grpc/*', 'knex', 'pg', 'nats', 'fastify', 'fastify/*'], message: 'The mobile SDK uses only fetch and @connectrpc/connect-web.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The embedded fields run in browsers and handle card numbers: no Node built-ins, no library, no console.
+    files: ['sdk/fields/**/*.ts'],
+    ignores: ['sdk/fields/**/*.spec.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            // Only their own modules, as ./name.ts: no Node built-in, no package, nothing of the server's.
+            { regex: '^(?!\\./[\\w-]+\\.ts$)', message: 'The fields use only the browser and their own ./name.ts modules (scripts/fields-bundle.ts joins them).' },
           ],
         },
       ],

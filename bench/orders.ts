@@ -9,9 +9,12 @@
 //   BENCH_CONCURRENCY       concurrent clients / pgbench connections (default 50)
 //   BENCH_WARMUP_SECONDS    unmeasured load before the service phase (default 3)
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
+//   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
 //   BENCH_PGBENCH           pgbench binary (default pgbench on PATH)
 //   BENCH_SKIP_PGBENCH=1    only the service phase
+//   BENCH_OPEN_SECONDS      seconds of the open-loop phase at half the measured rate (default 10; 0 skips it)
+//   BENCH_SERVER_ENV        extra server environment, e.g. "SERVE_WORKERS=none"
 //   BENCH_SERVER_NODE_ARGS  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
 //   BENCH_VERBOSE=1         print the pgbench script and its variables
@@ -38,6 +41,7 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  serverDatabaseUrl,
   startServer,
   stopServer,
   waitHealthy,
@@ -50,6 +54,15 @@ const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 3);
 const PGBENCH = process.env.BENCH_PGBENCH?.trim() || 'pgbench';
 const SKIP_PGBENCH = process.env.BENCH_SKIP_PGBENCH === '1';
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
+const OPEN_SECONDS = envInt('BENCH_OPEN_SECONDS', 10);
+const SERVER_ENV = Object.fromEntries(
+  (process.env.BENCH_SERVER_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
+/** Issue 12's aims: a share of the pgbench ceiling, server CPU and memory per order, open-loop p99 at half the rate. */
+const AIM = { ratio: 0.6, cpuMs: 0.4, rssMiB: 150, openP99Ms: 50 };
 
 // ---------------------------------------------------------------- processes
 
@@ -109,107 +122,214 @@ interface LoadResult {
 const CRLF2 = Buffer.from('\r\n\r\n');
 const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n');
 
+/** One keep-alive HTTP/1.1 connection that sends one request at a time and parses the answers. */
+interface Connection {
+  /** Sends a request; `onAnswer` gets its status and the start of its body, or an error description. */
+  send(request: Buffer, onAnswer: (status: number, excerpt: string) => void): void;
+  readonly busy: boolean;
+  destroy(): void;
+}
+
+/** Opens a connection that reconnects (after 10 ms) when the server closes it; a request in flight then fails. */
+function openConnection(port: number, onError: (what: string) => void): Connection {
+  let socket: net.Socket;
+  let buffer: Buffer = Buffer.alloc(0);
+  let pending: ((status: number, excerpt: string) => void) | undefined;
+  let queued: Buffer | undefined;
+  let connected = false;
+  let destroyed = false;
+
+  const connect = () => {
+    buffer = Buffer.alloc(0);
+    connected = false;
+    socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
+    socket.on('connect', () => {
+      connected = true;
+      if (queued) socket.write(queued);
+      queued = undefined;
+    });
+    socket.on('data', onData);
+    // 'close' always follows 'error': the request in flight fails once, there, and the connection comes back.
+    let lastError = '';
+    socket.on('error', (err) => (lastError = err.message));
+    socket.on('close', () => {
+      connected = false;
+      if (destroyed) return;
+      setTimeout(connect, 10);
+      if (queued) return; // not sent yet: it goes out on the new connection
+      const failed = pending;
+      pending = undefined;
+      if (failed) onError(lastError ? `socket: ${lastError}` : 'socket closed mid-request');
+    });
+  };
+  const onData = (chunk: Buffer) => {
+    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+    for (;;) {
+      const headerEnd = buffer.indexOf(CRLF2);
+      if (headerEnd < 0) return;
+      const headers = buffer.toString('latin1', 0, headerEnd);
+      let total: number;
+      const length = /\r\ncontent-length:\s*(\d+)/i.exec(headers);
+      if (length) {
+        total = headerEnd + 4 + Number(length[1]);
+        if (buffer.length < total) return;
+      } else if (/\r\ntransfer-encoding:\s*chunked/i.test(headers)) {
+        const end = buffer.indexOf(CHUNKED_END, headerEnd + 2);
+        if (end < 0) return;
+        total = end + CHUNKED_END.length;
+      } else {
+        total = headerEnd + 4;
+      }
+      const status = Number(headers.slice(9, 12));
+      const excerpt = status === 201 ? '' : buffer.toString('utf8', headerEnd + 4, Math.min(total, headerEnd + 304));
+      buffer = buffer.subarray(total);
+      const answer = pending;
+      pending = undefined;
+      if (/\r\nconnection:\s*close/i.test(headers)) {
+        connected = false;
+        socket.destroy();
+      }
+      answer?.(status, excerpt);
+    }
+  };
+  connect();
+  return {
+    send(request, onAnswer) {
+      pending = onAnswer;
+      if (connected) socket.write(request);
+      else queued = request;
+    },
+    get busy() {
+      return pending !== undefined;
+    },
+    destroy() {
+      destroyed = true;
+      socket.destroy();
+    },
+  };
+}
+
+/** Builds the requests of one phase: each with a fresh Idempotency-Key. */
+function requestMaker(port: number, apiKey: string, keyPrefix: string): () => Buffer {
+  const body = Buffer.from(JSON.stringify(orderBody()));
+  const head =
+    `POST /v1/orders HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${apiKey}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nIdempotency-Key: `;
+  let counter = 0;
+  return () => Buffer.concat([Buffer.from(`${head}${keyPrefix}${(counter++).toString(36)}\r\n\r\n`, 'latin1'), body]);
+}
+
+/** Latencies and errors of a phase. */
+function resultRecorder() {
+  let latencies = new Float64Array(1 << 16);
+  let ok = 0;
+  let errors = 0;
+  const samples: string[] = [];
+  return {
+    error(what: string) {
+      errors += 1;
+      if (samples.length < 5) samples.push(what);
+    },
+    answer(status: number, excerpt: string, ms: number) {
+      if (status !== 201) return this.error(`HTTP ${status}: ${excerpt}`);
+      if (ok === latencies.length) {
+        const bigger = new Float64Array(latencies.length * 2);
+        bigger.set(latencies);
+        latencies = bigger;
+      }
+      latencies[ok++] = ms;
+    },
+    result(elapsedS: number): LoadResult {
+      return { ok, errors, latencies: latencies.subarray(0, ok), elapsedS, samples };
+    },
+  };
+}
+
 /**
  * Runs `concurrency` closed-loop clients for `seconds`, each on one keep-alive
  * socket, each request with a fresh Idempotency-Key.
  */
 async function runLoad(opts: { port: number; apiKey: string; concurrency: number; seconds: number; keyPrefix: string }): Promise<LoadResult> {
-  const body = Buffer.from(JSON.stringify(orderBody()));
-  const head =
-    `POST /v1/orders HTTP/1.1\r\nHost: 127.0.0.1:${opts.port}\r\nAuthorization: Bearer ${opts.apiKey}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nIdempotency-Key: `;
-  let counter = 0;
-  const request = () => Buffer.concat([Buffer.from(`${head}${opts.keyPrefix}${(counter++).toString(36)}\r\n\r\n`, 'latin1'), body]);
-
-  let latencies = new Float64Array(1 << 16);
-  let ok = 0;
-  let errors = 0;
-  const samples: string[] = [];
-  const noteError = (what: string) => {
-    errors += 1;
-    if (samples.length < 5) samples.push(what);
-  };
-  const record = (ms: number) => {
-    if (ok === latencies.length) {
-      const bigger = new Float64Array(latencies.length * 2);
-      bigger.set(latencies);
-      latencies = bigger;
-    }
-    latencies[ok++] = ms;
-  };
-
+  const request = requestMaker(opts.port, opts.apiKey, opts.keyPrefix);
+  const recorder = resultRecorder();
   const started = performance.now();
   const endAt = started + opts.seconds * 1000;
-
   const client = () =>
     new Promise<void>((resolve) => {
-      let socket: net.Socket;
-      let buffer: Buffer = Buffer.alloc(0);
-      let sentAt = 0;
-      let inFlight = false;
-
-      const send = () => {
+      const connection = openConnection(opts.port, (what) => {
+        recorder.error(what);
+        next();
+      });
+      const next = () => {
         if (performance.now() >= endAt) {
-          socket.destroy();
-          resolve();
-          return;
+          connection.destroy();
+          return resolve();
         }
-        inFlight = true;
-        sentAt = performance.now();
-        socket.write(request());
-      };
-      const open = () => {
-        buffer = Buffer.alloc(0);
-        socket = net.connect({ port: opts.port, host: '127.0.0.1', noDelay: true });
-        socket.on('connect', send);
-        socket.on('data', onData);
-        socket.on('error', (err) => {
-          if (inFlight) noteError(`socket: ${err.message}`);
-          inFlight = false;
-        });
-        socket.on('close', () => {
-          if (performance.now() >= endAt) return resolve();
-          if (inFlight) noteError('socket closed mid-request');
-          inFlight = false;
-          setTimeout(open, 10);
+        const sentAt = performance.now();
+        connection.send(request(), (status, excerpt) => {
+          recorder.answer(status, excerpt, performance.now() - sentAt);
+          next();
         });
       };
-      const onData = (chunk: Buffer) => {
-        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-        for (;;) {
-          const headerEnd = buffer.indexOf(CRLF2);
-          if (headerEnd < 0) return;
-          const headers = buffer.toString('latin1', 0, headerEnd);
-          let total: number;
-          const length = /\r\ncontent-length:\s*(\d+)/i.exec(headers);
-          if (length) {
-            total = headerEnd + 4 + Number(length[1]);
-            if (buffer.length < total) return;
-          } else if (/\r\ntransfer-encoding:\s*chunked/i.test(headers)) {
-            const end = buffer.indexOf(CHUNKED_END, headerEnd + 2);
-            if (end < 0) return;
-            total = end + CHUNKED_END.length;
-          } else {
-            total = headerEnd + 4;
-          }
-          const status = Number(headers.slice(9, 12));
-          const latency = performance.now() - sentAt;
-          inFlight = false;
-          if (status === 201) record(latency);
-          else noteError(`HTTP ${status}: ${buffer.toString('utf8', headerEnd + 4, Math.min(total, headerEnd + 304))}`);
-          buffer = buffer.subarray(total);
-          if (/\r\nconnection:\s*close/i.test(headers)) {
-            socket.destroy();
-            return;
-          }
-          send();
-        }
-      };
-      open();
+      next();
     });
-
   await Promise.all(Array.from({ length: opts.concurrency }, client));
-  return { ok, errors, latencies: latencies.subarray(0, ok), elapsedS: (performance.now() - started) / 1000, samples };
+  return recorder.result((performance.now() - started) / 1000);
+}
+
+/**
+ * An open-loop run: requests leave at a fixed rate whatever the answers, each
+ * on an idle keep-alive connection (a new one is opened when all are busy, up
+ * to 512). Latency counts from the moment a request was due, so a server that
+ * falls behind is charged for the wait (no coordinated omission).
+ */
+async function runOpenLoop(opts: { port: number; apiKey: string; rate: number; seconds: number; keyPrefix: string }): Promise<LoadResult & { behind: number }> {
+  const request = requestMaker(opts.port, opts.apiKey, opts.keyPrefix);
+  const recorder = resultRecorder();
+  const connections: Connection[] = [];
+  const idle: Connection[] = [];
+  let outstanding = 0;
+  let behind = 0;
+  const started = performance.now();
+  const total = Math.round(opts.rate * opts.seconds);
+  let sent = 0;
+  const fire = (dueAt: number) => {
+    let connection = idle.pop();
+    if (!connection) {
+      if (connections.length >= 512) {
+        behind += 1;
+        recorder.error('no free connection (512 busy)');
+        return;
+      }
+      connection = openConnection(opts.port, (what) => {
+        outstanding -= 1;
+        recorder.error(what);
+        idle.push(connection!);
+      });
+      connections.push(connection);
+    }
+    outstanding += 1;
+    const used = connection;
+    used.send(request(), (status, excerpt) => {
+      outstanding -= 1;
+      recorder.answer(status, excerpt, performance.now() - dueAt);
+      idle.push(used);
+    });
+  };
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      const due = Math.min(total, Math.floor(((now - started) / 1000) * opts.rate));
+      while (sent < due) fire(started + (sent++ * 1000) / opts.rate);
+      if (sent >= total) return resolve();
+      setTimeout(tick, 1);
+    };
+    tick();
+  });
+  const drainUntil = performance.now() + 30_000;
+  while (outstanding > 0 && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
+  for (const c of connections) c.destroy();
+  return { ...recorder.result((performance.now() - started) / 1000), behind };
 }
 
 // ------------------------------------------------------------------- pgbench
@@ -367,7 +487,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${CONCURRENCY} clients, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s`);
     server = await startServer({
-      DATABASE_URL: dbUrl,
+      DATABASE_URL: serverDatabaseUrl(dbName),
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL,
@@ -376,6 +496,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       // The bench measures capacity with one key: the per-key rate limit would measure itself.
       RATE_LIMIT_PER_SECOND: '0',
+      ...SERVER_ENV,
     });
     await waitHealthy(port, server.exited);
     const idleRss = (await memoryOf(server.pid)).rss;
@@ -408,6 +529,16 @@ async function main(): Promise<void> {
     const machine1 = await machineCpu();
     const memory = await memoryOf(server.pid);
     peakRss = Math.max(peakRss, memory.rss);
+
+    const closedRate = result.ok / result.elapsedS;
+    let open: (LoadResult & { behind: number; rate: number }) | undefined;
+    if (OPEN_SECONDS > 0 && closedRate > 0) {
+      const rate = Math.max(1, Math.round(closedRate / 2));
+      log(`open loop: ${rate} orders/s (half the closed-loop rate) for ${OPEN_SECONDS} s`);
+      open = { ...(await runOpenLoop({ port, apiKey: load.apiKey, rate, seconds: OPEN_SECONDS, keyPrefix: `open-${id}-` })), rate };
+      const m = await memoryOf(server.pid);
+      peakRss = Math.max(peakRss, m.hwm);
+    }
 
     // The rows the service wrote model the pgbench transaction.
     const knex = createDatabase({ url: dbUrl, poolMax: 1 });
@@ -467,11 +598,22 @@ async function main(): Promise<void> {
         `  latency ms      p50 ${pg.p50.toFixed(1)}  p95 ${pg.p95.toFixed(1)}  p99 ${pg.p99.toFixed(1)}  (avg ${pg.latencyMs.toFixed(1)})`,
         `  CPU per tx      postgres backends ${((1000 * pg.pgCores) / pg.tps).toFixed(2)} ms`,
         `  CPU (cores)     postgres backends ${pg.pgCores.toFixed(2)}, pgbench ${pg.pgbenchCores.toFixed(2)}, whole machine ${pg.machineCores.toFixed(2)} of ${cpus().length} (other processes ${Math.max(0, pg.machineCores - pg.pgCores - pg.pgbenchCores).toFixed(2)})`,
-        `service / Postgres  ${((100 * ordersPerS) / pg.tps).toFixed(1)}%  (target >= 50%, p99 < 50 ms: ${
-          ordersPerS >= pg.tps / 2 && p99 < 50 ? 'met' : 'MISSED'
-        })`,
+        `service / Postgres  ${((100 * ordersPerS) / pg.tps).toFixed(1)}%  (aim >= ${100 * AIM.ratio}%: ${ordersPerS >= pg.tps * AIM.ratio ? 'met' : 'MISSED'})`,
       );
     }
+    const openSorted = open ? Float64Array.from(open.latencies).sort() : undefined;
+    if (open && openSorted) {
+      lines.push(
+        `Open loop at ${open.rate} orders/s (half the closed-loop rate), ${open.elapsedS.toFixed(1)} s`,
+        `  answered        ${open.ok} created, ${open.errors} errors${open.samples.length ? `  e.g. ${open.samples[0]}` : ''}`,
+        `  latency ms      p50 ${percentile(openSorted, 50).toFixed(1)}  p99 ${percentile(openSorted, 99).toFixed(1)}  max ${openSorted.length ? openSorted[openSorted.length - 1]!.toFixed(1) : 'n/a'}  (from the moment each was due; aim p99 < ${AIM.openP99Ms} ms: ${percentile(openSorted, 99) < AIM.openP99Ms ? 'met' : 'MISSED'})`,
+      );
+    }
+    const cpuPerOrder = (1000 * serverCpu) / result.elapsedS / ordersPerS;
+    const peakMiB = Math.max(memory.hwm, peakRss) / (1024 * 1024);
+    lines.push(
+      `aims: server CPU per order <= ${AIM.cpuMs} ms: ${cpuPerOrder <= AIM.cpuMs ? 'met' : 'MISSED'}; peak RSS <= ${AIM.rssMiB} MiB: ${peakMiB <= AIM.rssMiB ? 'met' : 'MISSED'}`,
+    );
     const otherPg = pg ? Math.max(0, pg.machineCores - pg.pgCores - pg.pgbenchCores) : 0;
     if (Math.max(otherService, otherPg) > 0.25) {
       lines.push(`NOTE: other processes used ${otherService.toFixed(2)} / ${otherPg.toFixed(2)} cores during the service / pgbench phase; the figures are skewed by them.`);
@@ -501,6 +643,11 @@ async function main(): Promise<void> {
         pgbench_backend_cpu_cores: pg ? +pg.pgCores.toFixed(2) : null,
         pgbench_machine_cpu_cores: pg ? +pg.machineCores.toFixed(2) : null,
         pgbench_client_cpu_cores: pg ? +pg.pgbenchCores.toFixed(2) : null,
+        server_cpu_ms_per_order: +cpuPerOrder.toFixed(3),
+        open_rate: open ? open.rate : null,
+        open_p50_ms: openSorted ? +percentile(openSorted, 50).toFixed(2) : null,
+        open_p99_ms: openSorted ? +percentile(openSorted, 99).toFixed(2) : null,
+        open_errors: open ? open.errors : null,
       })}\n`,
     );
   } finally {

@@ -23,6 +23,14 @@ export function envInt(name: string, fallback: number): number {
 }
 
 export const POSTGRES_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+/**
+ * Where the server under test reaches Postgres (default: BENCH_POSTGRES_URL), e.g. a PgBouncer in front
+ * of it with a wildcard database entry: postgres://postgres@127.0.0.1:6432. The bench itself (database
+ * creation, pgbench, counts) always talks to BENCH_POSTGRES_URL.
+ */
+export const SERVER_POSTGRES_URL = (process.env.BENCH_SERVER_POSTGRES_URL ?? POSTGRES_URL).replace(/\/+$/, '');
+/** The server's DATABASE_URL for a bench database. */
+export const serverDatabaseUrl = (dbName: string) => `${SERVER_POSTGRES_URL}/${dbName}`;
 export const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 export const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -104,6 +112,29 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
     setTimeout(() => reject(new Error(`no sandbox printed within 30 s; stdout: ${out}`)), 30_000).unref();
   });
   return { child, pid: child.pid!, sandbox, exited };
+}
+
+/** Runs `checkout worker --only NAMES` with `env`; answers once it said its workers run. */
+export async function startWorker(env: Record<string, string>, names: string): Promise<Server> {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'worker', '--only', names], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[worker] ${line}\n`);
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('Workers running')) resolve();
+    });
+    void exited.then((code) => reject(new Error(`worker exited with code ${code}; stdout: ${out}`)));
+    setTimeout(() => reject(new Error(`worker did not start within 30 s; stdout: ${out}`)), 30_000).unref();
+  });
+  return { child, pid: child.pid!, sandbox: { merchant_id: '', test_secret_key: '' }, exited };
 }
 
 /** Polls GET /healthz until 200, for 30 s at most; given `exited`, gives up at once when the server exits. */

@@ -11,14 +11,18 @@
 //   BENCH_WARMUP_SECONDS    unmeasured load at the same rate before (default 2)
 //   BENCH_MAX_IN_FLIGHT     payments in progress at most; the generator falls behind beyond (default 100)
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
+//   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
 //   BENCH_SERVER_NODE_ARGS  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
+//   BENCH_DISPATCHER=apart  run the dispatcher as a process of its own (checkout worker --only dispatcher);
+//                           the CPU figures then add up both processes
 //
 // Latency is measured two ways, both on this machine's clock:
 //   commit -> arrival    the order.paid body's `created` (the payment's commit) to the receiver's arrival
 //   answer -> arrival    the simulate_transfer response reaching the client to the receiver's arrival
-// The server runs the whole service (gateway, relay, dispatcher) as `checkout serve` would.
+// The server runs the whole service (gateway, relay, dispatcher) as `checkout serve` would, or, with
+// BENCH_DISPATCHER=apart, everything but the dispatcher, which runs in a process of its own.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
@@ -37,7 +41,9 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  serverDatabaseUrl,
   startServer,
+  startWorker,
   stopServer,
   waitHealthy,
   type Server,
@@ -47,6 +53,9 @@ const SECONDS = envInt('BENCH_SECONDS', 20);
 const RATE = envInt('BENCH_RATE', 200);
 const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 2);
 const MAX_IN_FLIGHT = envInt('BENCH_MAX_IN_FLIGHT', 100);
+const DISPATCHER_APART = process.env.BENCH_DISPATCHER === 'apart';
+/** Issue 12's aim: server CPU per paid and delivered payment. */
+const TARGET_CPU_MS = 2;
 const TARGET_P99_MS = 250;
 
 // ---------------------------------------------------------------- receiver
@@ -203,14 +212,15 @@ async function main(): Promise<void> {
   const admin = createDatabase({ url: `${POSTGRES_URL}/postgres`, poolMax: 1 });
   const receiver = await startReceiver();
   let server: Server | undefined;
+  let dispatcher: Server | undefined;
   let dbCreated = false;
   try {
     await admin.raw('CREATE DATABASE ??', [dbName]);
     dbCreated = true;
     const port = await freePort();
-    log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${RATE} payments/s, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s`);
-    server = await startServer({
-      DATABASE_URL: dbUrl,
+    log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${RATE} payments/s, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s; dispatcher ${DISPATCHER_APART ? 'in a process of its own' : 'in the server'}`);
+    const env = {
+      DATABASE_URL: serverDatabaseUrl(dbName),
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL,
@@ -221,8 +231,11 @@ async function main(): Promise<void> {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       // The bench measures capacity with one key: the per-key rate limit would measure itself.
       RATE_LIMIT_PER_SECOND: '0',
-    });
+    };
+    server = await startServer(DISPATCHER_APART ? { ...env, SERVE_WORKERS: 'relay,sweeper,settler,biller,janitor' } : env);
     await waitHealthy(port);
+    if (DISPATCHER_APART) dispatcher = await startWorker(env, 'dispatcher');
+    const cpuNow = async () => (await cpuSecondsOf(server!.pid)) + (dispatcher ? await cpuSecondsOf(dispatcher.pid) : 0);
     const key = server.sandbox.test_secret_key;
     const endpoint = await request(port, key, 'POST', '/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['order.paid'] });
     if (endpoint.status !== 201) throw new Error(`creating the endpoint: HTTP ${endpoint.status} ${JSON.stringify(endpoint.json)}`);
@@ -234,11 +247,11 @@ async function main(): Promise<void> {
       while (receiver.arrivals.size < warm.payments.length && Date.now() < deadline) await sleep(50);
     }
 
-    const serverCpu0 = await cpuSecondsOf(server.pid);
+    const serverCpu0 = await cpuNow();
     const clientCpu0 = process.cpuUsage();
     const machine0 = await machineCpu();
     const result = await runLoad(port, key, SECONDS, `BENCH-${id}`);
-    const serverCpu = (await cpuSecondsOf(server.pid)) - serverCpu0;
+    const serverCpu = (await cpuNow()) - serverCpu0;
     const clientCpuUs = process.cpuUsage(clientCpu0);
     const machine1 = await machineCpu();
     const loadEndedAt = Date.now();
@@ -275,6 +288,7 @@ async function main(): Promise<void> {
       await knex.destroy();
     }
     await stopServer(server);
+    if (dispatcher) await stopServer(dispatcher);
 
     const commitToArrival = summary(arrivals.map((a) => a.at - a.created));
     const answerToArrival = summary(arrivals.map((a) => a.at - measured.get(a.reference)!.paidAnsweredAt));
@@ -284,6 +298,7 @@ async function main(): Promise<void> {
     const inWindow = arrivals.filter((a) => a.at >= result.startedAt && a.at <= loadEndedAt).length;
     const deliveredPerS = inWindow / ((loadEndedAt - result.startedAt) / 1000);
     const machineCores = (machine1.busy - machine0.busy) / result.elapsedS;
+    const cpuPerPayment = (1000 * serverCpu) / Math.max(1, result.payments.length);
     const met = arrivals.length === result.payments.length && commitToArrival.p99 < TARGET_P99_MS;
 
     const lines = [
@@ -295,6 +310,7 @@ async function main(): Promise<void> {
       `  stages (p50/p99)   commit->published ${fmt(summary(stages.published))} | published->queued ${fmt(summary(stages.queued))} | queued->answered ${fmt(summary(stages.attempted))}`,
       `  API latency ms     create ${fmt(createMs)} | simulate_transfer ${fmt(transferMs)}`,
       `  CPU (cores)        server ${(serverCpu / result.elapsedS).toFixed(2)}, load generator + receiver ${((clientCpuUs.user + clientCpuUs.system) / 1e6 / result.elapsedS).toFixed(2)}, whole machine ${machineCores.toFixed(2)} of ${cpus().length}`,
+      `  CPU per payment    ${cpuPerPayment.toFixed(2)} ms of server${dispatcher ? ' + dispatcher' : ''} CPU per paid and delivered payment (aim <= ${TARGET_CPU_MS} ms: ${cpuPerPayment <= TARGET_CPU_MS ? 'met' : 'MISSED'})`,
       `  target p99 < ${TARGET_P99_MS} ms (commit -> arrival), every event delivered: ${met ? 'met' : 'MISSED'}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
@@ -314,6 +330,8 @@ async function main(): Promise<void> {
         answer_p50_ms: Math.round(answerToArrival.p50),
         answer_p99_ms: Math.round(answerToArrival.p99),
         server_cpu_cores: +(serverCpu / result.elapsedS).toFixed(2),
+        server_cpu_ms_per_payment: +cpuPerPayment.toFixed(2),
+        dispatcher_apart: DISPATCHER_APART,
         machine_cpu_cores: +machineCores.toFixed(2),
         target_met: met,
       })}\n`,
@@ -322,6 +340,7 @@ async function main(): Promise<void> {
   } finally {
     agent.destroy();
     if (server) await stopServer(server).catch((err) => log(`stopping server: ${err}`));
+    if (dispatcher) await stopServer(dispatcher).catch((err) => log(`stopping the dispatcher: ${err}`));
     await receiver.close();
     await removeBenchState({ admin, dbName, dbUrl, dbCreated, natsStream });
   }

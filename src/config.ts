@@ -6,8 +6,15 @@ export interface Config {
   readonly databaseUrl: string;
   /** Most Postgres connections the API keeps open (the webhook dispatcher has up to 10 more of its own). */
   readonly databasePoolMax: number;
-  /** NATS server URL. */
+  /**
+   * DATABASE_NAMED_STATEMENTS: whether the hot path uses named prepared statements (true); false behind
+   * PgBouncer in transaction mode before 1.21 (or with max_prepared_statements = 0), which cannot carry them.
+   */
+  readonly databaseNamedStatements: boolean;
+  /** NATS server URL, or a comma-separated list of the servers of a cluster (the client picks one and fails over to the others). */
   readonly natsUrl: string;
+  /** NATS_STREAM_REPLICAS: copies JetStream keeps of the event stream (3 on a three-node cluster; 1 on a single server). */
+  readonly natsStreamReplicas: number;
   /** HTTP port of the gateway (REST, checkout pages, Connect, gRPC-Web, and gRPC over h2c). */
   readonly port: number;
   /** Interface the gateway binds to. */
@@ -127,7 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/checkout', ['postgres:', 'postgresql:']),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 20, 2, 500),
-    natsUrl: env.NATS_URL?.trim() || 'nats://127.0.0.1:4222',
+    databaseNamedStatements: bool(env, 'DATABASE_NAMED_STATEMENTS', true),
+    natsUrl: natsUrl(env),
+    natsStreamReplicas: integer(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
     port,
     host: env.HOST?.trim() || '0.0.0.0',
     publicUrl,
@@ -230,6 +239,16 @@ function url(env: NodeJS.ProcessEnv, key: string, fallback: string, protocols = 
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${key} must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
   return raw.replace(/\/+$/, '');
+}
+
+/** NATS_URL: one server, or a comma list of a cluster's servers (nats://, tls:// or host:port each). */
+function natsUrl(env: NodeJS.ProcessEnv): string {
+  const raw = env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
+  const servers = raw.split(',').map((server) => server.trim());
+  if (servers.some((server) => !/^((nats|tls|ws|wss):\/\/)?[^\s,/]+$/.test(server))) {
+    throw new ConfigError(`NATS_URL must be a server URL or a comma list of them (nats://host:4222,nats://host2:4222), got "${raw}".`);
+  }
+  return servers.join(',');
 }
 
 /** SERVE_WORKERS: which workers `serve` runs beside the API. */

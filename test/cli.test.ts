@@ -426,6 +426,9 @@ describe('operator errors', () => {
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes', /WEBHOOK_ALLOW_PRIVATE_NETWORKS has an invalid value "yes" \(one of true, false\)/],
     ['SERVE_WORKERS', 'relay,bogus', /SERVE_WORKERS has an invalid value "relay,bogus": Unknown worker "bogus". Workers: relay, dispatcher, sweeper, settler, biller, janitor/],
     ['TRUST_PROXY', 'yes', /TRUST_PROXY has an invalid value "yes" \(false; true for the one proxy in front/],
+    ['NATS_URL', 'nats://n1:4222,,nats://n3:4222', /NATS_URL must be a server URL or a comma list of them/],
+    ['NATS_STREAM_REPLICAS', '0', /NATS_STREAM_REPLICAS must be an integer from 1 to 5, got "0"/],
+    ['DATABASE_NAMED_STATEMENTS', 'no', /DATABASE_NAMED_STATEMENTS has an invalid value "no" \(one of true, false\)/],
   ])('%s=%s is refused with a message naming it and exit code 1', async (key, value, message) => {
     const exit = await runCli(['serve'], cliEnv({ [key]: value }), 20_000);
     expect(exit.code).toBe(1);

@@ -108,6 +108,16 @@ describe('the server SDK against the service', () => {
     expect(await checkout.orders.list({ reference, limit: 100 }).toArray()).toHaveLength(5);
   });
 
+  it('expires an open order; a paid one is refused with order_not_open', async () => {
+    const { checkout } = client();
+    const open = await checkout.orders.create(orderParams(unique('sdk-expire')));
+    expect(await checkout.orders.expire(open.id, { idempotencyKey: unique('expire') })).toMatchObject({ id: open.id, status: 'expired' });
+    expect(await checkout.orders.expire(open.id)).toMatchObject({ id: open.id, status: 'expired' });
+    const paid = await checkout.orders.create(orderParams(unique('sdk-expire-paid')));
+    await payOrder(h.base, key, paid.id);
+    await expect(checkout.orders.expire(paid.id)).rejects.toMatchObject({ name: 'InvalidRequestError', status: 409, code: 'order_not_open' });
+  });
+
   it('refunds part of a paid order', async () => {
     const { checkout } = client();
     const order = await checkout.orders.create(orderParams(unique('sdk-refund')));
@@ -371,7 +381,7 @@ const QUERIES = {
 
 /** Every operation the SDK calls with POST, PATCH or DELETE. */
 const MUTATIONS = [
-  'createOrder', 'captureOrder', 'voidOrder', 'createRefund', 'submitDispute', 'createPaymentLink', 'deactivatePaymentLink',
+  'createOrder', 'captureOrder', 'voidOrder', 'expireOrder', 'createRefund', 'submitDispute', 'createPaymentLink', 'deactivatePaymentLink',
   'createCustomer', 'updateCustomer', 'deleteCustomer', 'createCard', 'deleteCard',
   'createSubscription', 'updateSubscription', 'cancelSubscription', 'pauseSubscription', 'resumeSubscription',
   'createWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'rotateWebhookSecret',

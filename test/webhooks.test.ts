@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
-import { PostgresEventOutbox } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
+import { eventToRow, PostgresEventOutbox } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
 import type { DomainEvent } from '../src/domain/event/domain-event.ts';
 import { verifyWebhook, WebhookVerificationError } from '../sdk/index.ts';
 import { startOwnNatsServer } from './support/nats-server.ts';
@@ -542,6 +542,49 @@ describe('events about a subject other than an order', () => {
     expect(verifyWebhook(received!.raw, received!.signature, endpoint.secret).id).toBe(event.id);
     const logged = await api(h.base, shop.test_secret_key, 'GET', `/v1/events/${event.id}`);
     expect(logged.json).toMatchObject({ id: event.id, type: 'payout.settled', subject: { type: 'payout', id: 'po_TestPayout0000000000001' }, order_id: null, reference: null });
+  });
+});
+
+describe('the delivery queue on Postgres', () => {
+  test('enqueues made in one turn share one statement, and each caller gets its own event\'s answer: known or not, how many endpoints, a duplicate queued once', async () => {
+    const shop = await h.merchant();
+    const all = await createEndpoint(h.base, shop.test_secret_key, (await receiver()).url(), ['*']);
+    const paidOnly = await createEndpoint(h.base, shop.test_secret_key, (await receiver()).url(), ['order.paid']);
+    const event = (type: DomainEvent['type'], n: number): DomainEvent => ({
+      id: `evt_batch${Date.now()}${n}`,
+      type,
+      merchantId: shop.merchant_id,
+      livemode: false,
+      subject: { type: 'order', id: `ord_Batch${n}` },
+      orderId: null,
+      reference: null,
+      sequence: 1,
+      createdAt: new Date(),
+      data: { n },
+    });
+    const paid = event('order.paid', 1);
+    const created = event('order.created', 2);
+    const forged = event('order.paid', 3);
+    // Already published: the relay leaves them alone, so only the calls below queue them.
+    await h.db.knex('events').insert([paid, created].map((e) => ({ ...eventToRow(e), published_at: new Date() })));
+    const queue = new PostgresWebhookDeliveryQueue(h.db.knex);
+    const statements = vi.spyOn(h.db.knex, 'raw');
+    const now = new Date();
+    const answers = await Promise.all([paid, created, forged, paid].map((e) => queue.enqueue(e, JSON.stringify({ id: e.id }), now)));
+    expect(statements).toHaveBeenCalledTimes(1);
+    statements.mockRestore();
+    expect(answers).toEqual([
+      { known: true, queued: 2 },
+      { known: true, queued: 1 },
+      { known: false, queued: 0 },
+      { known: true, queued: 2 },
+    ]);
+    const rows = await h.db.knex('webhook_deliveries').whereIn('event_id', [paid.id, created.id, forged.id]).select('event_id', 'endpoint_id');
+    expect(rows.map((r) => `${r.event_id === paid.id ? 'paid' : r.event_id === created.id ? 'created' : 'forged'}:${r.endpoint_id === all.id ? 'all' : r.endpoint_id === paidOnly.id ? 'paidOnly' : '?'}`).sort()).toEqual([
+      'created:all',
+      'paid:all',
+      'paid:paidOnly',
+    ]);
   });
 });
 

@@ -25,19 +25,25 @@ export interface CheckoutAssets {
 /** URL path under which assets are served. */
 export const ASSET_PREFIX = '/c/assets/';
 
-function loadAsset(file: string, contentType: string): Asset {
-  const body = readFileSync(new URL(`./assets/${file}`, import.meta.url));
+/** Reads a static file, names it by content hash under `prefix`, and compresses it ahead of time. */
+export function loadAssetFile(fileUrl: URL, prefix: string, contentType: string): Asset {
+  const body = readFileSync(fileUrl);
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  const file = fileUrl.pathname.slice(fileUrl.pathname.lastIndexOf('/') + 1);
   const dot = file.lastIndexOf('.');
   const name = `${file.slice(0, dot)}-${hash}${file.slice(dot)}`;
   return {
     name,
-    url: ASSET_PREFIX + name,
+    url: prefix + name,
     contentType,
     body,
     gzip: gzipSync(body, { level: 9 }),
     brotli: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
   };
+}
+
+function loadAsset(file: string, contentType: string): Asset {
+  return loadAssetFile(new URL(`./assets/${file}`, import.meta.url), ASSET_PREFIX, contentType);
 }
 
 /**

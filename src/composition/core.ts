@@ -13,6 +13,7 @@ import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
 import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
 import { createRefundOrder, type RefundOrder } from '../application/refund/refund-order.ts';
 import { createVoidOrder } from '../application/void/void-order.ts';
+import { createExpireOrder } from '../application/payment/expire-order.ts';
 import { createCaptureOrder, type CaptureOrder } from '../application/capture/capture-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
@@ -206,6 +207,7 @@ export function createCore(options: CoreOptions): Core {
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore }),
     voidOrder: createVoidOrder(payments.kit),
     captureOrder,
+    expireOrder: createExpireOrder(payments.kit),
     idempotent,
     prepareCharge: createPrepareOrderCharge({ customers, vault, payOrder: payments.payOrder }),
   });

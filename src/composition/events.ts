@@ -5,8 +5,8 @@ import type { Log } from './log.ts';
 import { StartupError } from './startup.ts';
 
 /** The stream options of this installation, from the configuration and the installation id in its database. */
-export function streamOptions(config: Pick<Config, 'natsStream' | 'natsSubjectPrefix'>, installationId: string): StreamOptions {
-  return { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000, installationId };
+export function streamOptions(config: Pick<Config, 'natsStream' | 'natsSubjectPrefix'> & Partial<Pick<Config, 'natsStreamReplicas'>>, installationId: string): StreamOptions {
+  return { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000, installationId, replicas: config.natsStreamReplicas ?? 1 };
 }
 
 /** A process's link to NATS: connected in the background, the stream checked once it answers. */

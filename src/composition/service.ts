@@ -58,7 +58,7 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
  *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config, options: ProcessOptions = {}): Promise<RunningService> {
-  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax);
+  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
   const { logger, log, metrics } = createObservability(config, 'serve', knex, options.logDestination);
   let events;
@@ -158,7 +158,7 @@ async function stopAll(workers: readonly Worker[]): Promise<void> {
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: ProcessOptions = {}): Promise<{ readonly metricsListener: MetricsListener | undefined; close(): Promise<void> }> {
-  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax));
+  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
   const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
   let events: EventLink | undefined;

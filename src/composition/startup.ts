@@ -53,9 +53,9 @@ export async function ensureDatabase(url: string): Promise<void> {
  * Opens a pool on the configured database, creating and migrating it first.
  * @throws StartupError when Postgres cannot be reached or the database cannot be created.
  */
-export async function openDatabase(url: string, poolMax: number): Promise<Knex> {
+export async function openDatabase(url: string, poolMax: number, namedStatements = true): Promise<Knex> {
   await ensureDatabase(url);
-  const knex = createDatabase({ url, poolMax });
+  const knex = createDatabase({ url, poolMax, namedStatements });
   try {
     await migrateLatest(knex);
   } catch (err) {

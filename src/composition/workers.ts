@@ -185,7 +185,7 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
   let knex: Knex | undefined;
   const started = events.ready.then(async (nc) => {
     if (!nc || stopped) return;
-    knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax) });
+    knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax), namedStatements: ctx.config.databaseNamedStatements });
     dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, {
       onError: (err, about) => ctx.log.warn(about?.endpointId ? 'webhook dispatcher: delivery failed on our side; its lease will expire and it is retried' : 'webhook dispatcher', err, eventFields(about)),
       onUnaccounted: (report) => logUnaccounted(report, ctx.log),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 /** Debian's Chromium, driven by playwright-core (never a downloaded browser). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -23,8 +23,8 @@ export interface AxeViolation {
   nodes: string[];
 }
 
-/** Runs axe-core (WCAG 2.1 A and AA rules) in the page and returns its violations. */
-export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+/** Runs axe-core (WCAG 2.1 A and AA rules) in the page (or one frame of it) and returns its violations. */
+export async function axeViolations(page: Page | Frame): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol, which the page's CSP (no inline script) does not govern.
   await page.evaluate(axeSource);
   return page.evaluate(async () => {

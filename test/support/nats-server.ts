@@ -48,19 +48,25 @@ export interface OwnNatsServer {
   readonly url: string;
   /** Stops the server (SIGTERM) and waits for it to exit. */
   stop(): Promise<void>;
+  /** The HTTP monitoring address (/connz, /jsz), when started with one. */
+  readonly monitorUrl: string | undefined;
   /** Starts it again on the same port and store. */
   start(): Promise<void>;
   /** Stops it and deletes its store. */
   destroy(): Promise<void>;
 }
 
-/** Starts a nats-server on a free port with a temporary JetStream store. */
-export async function startOwnNatsServer(binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server'): Promise<OwnNatsServer> {
+const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+/** Starts a nats-server on a free port with a temporary JetStream store (and an HTTP monitoring port when asked). */
+export async function startOwnNatsServer(binary = NATS_SERVER_BIN, options: { monitor?: boolean } = {}): Promise<OwnNatsServer> {
   const port = await freePort();
+  const monitorPort = options.monitor ? await freePort() : undefined;
   const storeDir = mkdtempSync(path.join(tmpdir(), 'checkout-nats-'));
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    const monitor = monitorPort ? ['-m', String(monitorPort)] : [];
+    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...monitor], { stdio: 'ignore' });
     await waitForPort(port);
   };
   const stop = async () => {
@@ -75,6 +81,7 @@ export async function startOwnNatsServer(binary = process.env.NATS_SERVER_BIN ??
   await start();
   return {
     url: `nats://127.0.0.1:${port}`,
+    monitorUrl: monitorPort ? `http://127.0.0.1:${monitorPort}` : undefined,
     start,
     stop,
     async destroy() {
@@ -91,4 +98,90 @@ export async function deleteStream(name: string): Promise<void> {
   const jsm = await nc.jetstreamManager().catch(() => undefined);
   await jsm?.streams.delete(name).catch(() => undefined);
   await nc.close();
+}
+
+/** One server of an {@link OwnNatsCluster}. */
+export interface ClusterNode {
+  /** Its server name (what JetStream names as a stream's leader). */
+  readonly name: string;
+  readonly url: string;
+  /** Kills it (SIGKILL: no goodbye to the cluster) and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and store. */
+  start(): Promise<void>;
+  readonly running: boolean;
+}
+
+/** A JetStream cluster of the test's own: every server, its client port and its route, on 127.0.0.1. */
+export interface OwnNatsCluster {
+  readonly nodes: readonly ClusterNode[];
+  /** Every server's URL, comma-separated (what NATS_URL takes). */
+  readonly url: string;
+  /** Kills every server and deletes their stores. */
+  destroy(): Promise<void>;
+}
+
+/** Starts a JetStream cluster of `size` nats-servers on loopback ports, each with a store of its own; resolves once JetStream has a meta leader. */
+export async function startOwnNatsCluster(size = 3, binary = NATS_SERVER_BIN): Promise<OwnNatsCluster> {
+  const id = randomBytes(3).toString('hex');
+  const root = mkdtempSync(path.join(tmpdir(), 'checkout-nats-cluster-'));
+  const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
+  const routes = ports.map((p) => `nats-route://127.0.0.1:${p.route}`).join(',');
+  const nodes = ports.map((p, i): ClusterNode => {
+    const name = `n${i + 1}-${id}`;
+    let child: ChildProcess | undefined;
+    const node: ClusterNode = {
+      name,
+      url: `nats://127.0.0.1:${p.client}`,
+      get running() {
+        return child !== undefined && child.exitCode === null && child.signalCode === null;
+      },
+      async start() {
+        const args = ['-a', '127.0.0.1', '-p', String(p.client), '-n', name, '-js', '-sd', path.join(root, name), '--cluster_name', `checkout-${id}`, '--cluster', `nats://127.0.0.1:${p.route}`, '--routes', routes];
+        child = spawn(binary, args, { stdio: 'ignore' });
+        await waitForPort(p.client);
+      },
+      async kill() {
+        const running = child;
+        child = undefined;
+        if (!running || running.exitCode !== null || running.signalCode !== null) return;
+        await new Promise<void>((resolve) => {
+          running.once('exit', () => resolve());
+          running.kill('SIGKILL');
+        });
+      },
+    };
+    return node;
+  });
+  const cluster: OwnNatsCluster = {
+    nodes,
+    url: nodes.map((n) => n.url).join(','),
+    async destroy() {
+      await Promise.all(nodes.map((n) => n.kill()));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  try {
+    await Promise.all(nodes.map((n) => n.start()));
+    // JetStream answers account info once the servers have met and elected a meta leader.
+    const nc = await connectNats({ servers: nodes.map((n) => n.url) });
+    try {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const ok = await nc
+          .jetstreamManager({ timeout: 2000 })
+          .then((jsm) => jsm.getAccountInfo())
+          .then(() => true, () => false);
+        if (ok) break;
+        if (Date.now() > deadline) throw new Error('the NATS cluster elected no JetStream meta leader within 60 s');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    } finally {
+      await nc.close();
+    }
+  } catch (err) {
+    await cluster.destroy();
+    throw err;
+  }
+  return cluster;
 }

@@ -30,6 +30,8 @@ export interface ReceivedRequest {
   readonly body: { id: string; type: string; created: string; livemode: boolean; sequence: number; data: Record<string, unknown> };
   /** How many earlier requests this receiver got for the same event id. */
   readonly nth: number;
+  /** The sender's port of the connection (which process sent it: see test/support/processes.ts). */
+  readonly remotePort: number;
   /** Status written, once answered; undefined while hanging or when the client went away first. */
   answered?: number;
   /** Set when the receiver starts writing its answer: until then the sender cannot have had one. */
@@ -122,6 +124,7 @@ export class Receiver {
         signature: String(req.headers['checkout-signature'] ?? ''),
         body,
         nth,
+        remotePort: req.socket.remotePort ?? 0,
       };
       this.requests.push(request);
       this.open += 1;

@@ -7,7 +7,7 @@ import { coreCall } from '../shared/core-call.ts';
 import { page } from '../shared/list-query.ts';
 import type { IdParams } from '../shared/schemas.ts';
 import { orderJson } from './order-json.ts';
-import { captureOrderSchema, createOrderSchema, listOrdersSchema, retrieveOrderSchema, voidOrderSchema, type CaptureOrderBody, type CreateOrderBody, type OrderListQuery } from './schemas.ts';
+import { captureOrderSchema, createOrderSchema, expireOrderSchema, listOrdersSchema, retrieveOrderSchema, voidOrderSchema, type CaptureOrderBody, type CreateOrderBody, type OrderListQuery } from './schemas.ts';
 import { emptyBodyIsEmptyObject } from '../shared/body.ts';
 
 /** The proto request of a body Fastify has validated against {@link CreateOrderBody}. */
@@ -26,7 +26,7 @@ function createOrderRequest(body: CreateOrderBody): CreateOrderRequest {
   });
 }
 
-/** Registers /v1/orders: create, retrieve, list, void and capture, each a call to checkout.v1.OrderService. */
+/** Registers /v1/orders: create, retrieve, list, void, capture and expire, each a call to checkout.v1.OrderService. */
 export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof OrderService>): void {
   app.post<{ Body: CreateOrderBody }>('/v1/orders', { schema: createOrderSchema }, async (req, reply) => {
     const res = await orders.createOrder(createOrderRequest(req.body), coreCall(req));
@@ -47,6 +47,11 @@ export function registerOrderRoutes(app: FastifyInstance, orders: Client<typeof 
   app.post<{ Params: IdParams; Body: CaptureOrderBody }>('/v1/orders/:id/capture', { schema: captureOrderSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
     const amount = req.body.amount;
     const res = await orders.captureOrder({ id: req.params.id, amount: amount === undefined || amount === null ? undefined : BigInt(amount) }, coreCall(req));
+    return orderJson(res.order!);
+  });
+
+  app.post<{ Params: IdParams }>('/v1/orders/:id/expire', { schema: expireOrderSchema, preValidation: emptyBodyIsEmptyObject }, async (req) => {
+    const res = await orders.expireOrder({ id: req.params.id }, coreCall(req));
     return orderJson(res.order!);
   });
 

@@ -216,3 +216,25 @@ export const captureOrderSchema = {
 
 /** The shared schemas of this resource, added once to the app (responses refer to them by $id). */
 export const ORDER_SCHEMAS = [PaymentAttemptSchema, OrderSchema, CreatedOrderSchema];
+
+export const expireOrderSchema = {
+  operationId: 'expireOrder',
+  summary: 'Expire an open order now (as Stripe expires a Checkout Session): its checkout takes no payment any more',
+  description:
+    'A pending or failed order (its customer has not paid) becomes expired at once, with order.expired as when its time runs out; an open 3-D Secure challenge is canceled. An expired order is answered unchanged.',
+  tags: ['orders'],
+  params: IdParams,
+  headers: IdempotencyHeaders,
+  querystring: NoQuery,
+  body: NoBody,
+  response: {
+    200: orderAnswer('The order, expired (an expired order is answered unchanged).'),
+    ...COMMON_ERRORS,
+    ...NOT_FOUND,
+    ...BODY_ERRORS,
+    409: ErrorAnswer(
+      'The order is not open: paid, authorized, refunded or voided (order_not_open: void or refund it instead); a card payment is in flight (payment_in_progress: retry once it has finished); or it changed concurrently (concurrent_change).',
+    ),
+    422: ErrorAnswer('The same Idempotency-Key came with another request (idempotency_key_reused).'),
+  },
+};

@@ -1,4 +1,4 @@
-// Orders: POST /v1/orders, GET /v1/orders[/:id], POST /v1/orders/:id/{capture,void}.
+// Orders: POST /v1/orders, GET /v1/orders[/:id], POST /v1/orders/:id/{capture,void,expire}.
 import { seg, type HttpClient } from '../http-client.ts';
 import { pagePromise, type PagePromise } from '../pagination.ts';
 import type { CreatedOrder, ListJson, Order, OrderCaptureParams, OrderCreateParams, OrderListParams, RequestOptions } from '../types.ts';
@@ -39,5 +39,15 @@ export class Orders {
   /** Voids an authorized order: the authorization is released. */
   void(id: string, options?: RequestOptions): Promise<Order> {
     return this.#client.request({ method: 'POST', path: `/v1/orders/${seg(id)}/void`, body: {} }, options);
+  }
+
+  /**
+   * Expires an open (pending or failed) order now, as when its time runs out: its checkout takes no
+   * payment any more. An expired order is answered unchanged; a paid or authorized one is refused
+   * (409 order_not_open: void or refund it instead), and so is one whose card payment is in flight
+   * (409 payment_in_progress: retry).
+   */
+  expire(id: string, options?: RequestOptions): Promise<Order> {
+    return this.#client.request({ method: 'POST', path: `/v1/orders/${seg(id)}/expire`, body: {} }, options);
   }
 }

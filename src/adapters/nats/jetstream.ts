@@ -10,11 +10,22 @@ export interface StreamOptions {
   readonly duplicateWindowMs: number;
   /** The installation (`ins_…`, from the database) that owns the stream and publishes its events. */
   readonly installationId: string;
+  /** Copies of the stream a JetStream cluster keeps (1 when absent; at most the number of servers). */
+  readonly replicas?: number;
 }
 
-/** Connects to NATS, retrying for ever; resolves on the first successful connection. */
+/** The servers of a NATS_URL: one URL, or a comma list of a cluster's. */
+export function natsServers(url: string): string[] {
+  return url.split(',').map((server) => server.trim()).filter(Boolean);
+}
+
+/**
+ * Connects to NATS, retrying for ever; resolves on the first successful connection.
+ * `url` may list a cluster's servers, comma-separated: the client connects to one and,
+ * when it goes, reconnects to another (and learns the rest of the cluster from the server).
+ */
 export function connectNats(url: string, name: string): Promise<NatsConnection> {
-  return connect({ servers: url, name, waitOnFirstConnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  return connect({ servers: natsServers(url), name, waitOnFirstConnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
 }
 
 /**
@@ -57,6 +68,8 @@ export async function ensureStream(nc: NatsConnection, options: StreamOptions): 
     subjects: [`${options.subjectPrefix}.>`],
     duplicate_window: nanos(options.duplicateWindowMs),
     description: streamDescription(options.installationId),
+    // On a cluster, 3 copies keep the stream (and its duplicate window) through the loss of a server.
+    num_replicas: options.replicas ?? 1,
   };
   let info = await streamInfo(jsm, options.stream);
   if (!info) {

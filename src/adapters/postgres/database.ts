@@ -12,11 +12,17 @@ export interface DatabaseOptions {
   readonly poolMax?: number;
   /** How long a request waits for a connection before answering 503. */
   readonly acquireTimeoutMs?: number;
+  /**
+   * Whether the hot path may use named (server-side, per-connection) prepared statements; true when absent.
+   * False behind a pooler in transaction mode that cannot carry them (PgBouncer before 1.21, or with
+   * max_prepared_statements = 0): every query is then sent as an unnamed extended-protocol statement.
+   */
+  readonly namedStatements?: boolean;
 }
 
 /** Creates the Knex instance (pg driver) the Postgres adapters share. */
 export function createDatabase(options: DatabaseOptions): Knex {
-  return knexFactory({
+  const knex = knexFactory({
     client: 'pg',
     connection: { connectionString: options.url, connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000 },
     pool: { min: 0, max: options.poolMax ?? 20 },
@@ -25,6 +31,15 @@ export function createDatabase(options: DatabaseOptions): Knex {
     // Connection failures reach callers as ServiceUnavailableError; knex's own console output would only duplicate them.
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   });
+  if (options.namedStatements === false) UNNAMED_ONLY.add(knex);
+  return knex;
+}
+
+const UNNAMED_ONLY = new WeakSet<Knex>();
+
+/** Whether queries on this database may be named prepared statements (see {@link DatabaseOptions.namedStatements}). */
+export function namedStatementsAllowed(knex: Knex): boolean {
+  return !UNNAMED_ONLY.has(knex);
 }
 
 /** Runs pending migrations; answers the names of those applied. */

@@ -10,11 +10,14 @@ import {
   VoidOrderResponseSchema,
   CaptureOrderRequestSchema,
   CaptureOrderResponseSchema,
+  ExpireOrderRequestSchema,
+  ExpireOrderResponseSchema,
 } from '../../gen/checkout/v1/order_pb.ts';
 import type { PaymentChange } from '../../domain/payment/payment.entity.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import type { VoidOrder } from '../void/void-order.ts';
 import type { CaptureOrder } from '../capture/capture-order.ts';
+import type { ExpireOrder } from '../payment/expire-order.ts';
 import type { PaymentAttempt } from '../../domain/payment/payment-attempt.entity.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
@@ -36,6 +39,7 @@ export interface OrderServiceDeps {
   readonly listOrders: ListOrdersUseCase;
   readonly voidOrder: VoidOrder;
   readonly captureOrder: CaptureOrder;
+  readonly expireOrder: ExpireOrder;
   readonly idempotent: Idempotent;
   /** Checks an order's customer and saved card, and charges the card off-session (confirm). */
   readonly prepareCharge: PrepareOrderCharge;
@@ -108,6 +112,17 @@ export function createOrderService(deps: OrderServiceDeps): ServiceImpl<typeof O
       // The order as it now stands, with its attempts (a replay answers it too).
       const details = await deps.getOrder(caller, req.id);
       return create(CaptureOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
+    },
+    expireOrder: async (req, ctx) => {
+      const caller = await secretCaller(ctx);
+      const call = { operation: 'orders.expire', input: ExpireOrderRequestSchema, request: req, output: ExpireOrderResponseSchema };
+      await deps.idempotent(ctx, caller, call, async (tx, afterCommit) => {
+        const order = await deps.expireOrder(tx, caller, req.id, afterCommit);
+        return create(ExpireOrderResponseSchema, { order: orderToProto(order) });
+      });
+      // The order as it now stands, with its attempts (a canceled challenge among them); a replay answers it too.
+      const details = await deps.getOrder(caller, req.id);
+      return create(ExpireOrderResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
     },
   };
 }

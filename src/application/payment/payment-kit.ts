@@ -102,6 +102,12 @@ export interface PaymentKit {
    */
   expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order>;
   /**
+   * Expires the open order (its row locked by the caller) in this transaction, due or not:
+   * order.expired, and any open challenge canceled (its authorization released after `tx`).
+   * The caller has checked that no payment is in flight.
+   */
+  expire(tx: TransactionScope, order: Order, release: Release): Promise<Order>;
+  /**
    * Reserves the completion of the order's payment link for a payment about to start, in the
    * transaction that starts it: locks the link (so the payments of its orders start one at a time)
    * and refuses when it takes no payment. The reservation is the started payment itself: while it is
@@ -203,6 +209,10 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     if (!isDueToExpire(order, deps.clock.now())) return order;
     const attempts = await attemptsOf(tx.payments, order.id);
     if (attempts.some((a) => isInFlight(a, deps.clock.now()))) return order;
+    return expire(tx, order, release);
+  }
+
+  async function expire(tx: TransactionScope, order: Order, release: Release): Promise<Order> {
     const t = markExpired(order, eventIds());
     await tx.orders.saveTransition(t.order);
     await tx.outbox.append(t.event);
@@ -362,6 +372,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     releaseAfter,
     voidAll,
     expireIfDue,
+    expire,
     claimLink,
     cancelChallenges,
     recordPaid,

@@ -61,6 +61,8 @@ const DOMAIN_ERRORS: { readonly [K in DomainErrorCode]: Mapping } = {
   'refund.amount_invalid': invalidRequest('amount_invalid'),
   'void.order_not_voidable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_voidable' },
   'void.order_already_settled': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_already_settled' },
+  // 409 as the other state refusals: only an open (pending or failed) order can be expired.
+  'expire.order_not_open': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_open' },
   // 409 as the other state refusals; an amount above the authorization is a bad parameter (400), as refund_exceeds_remaining.
   'capture.order_not_capturable': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'order_not_capturable' },
   'capture.exceeds_authorized': invalidRequest('capture_exceeds_authorized'),

@@ -7,7 +7,7 @@ import { guardRequests } from './request-guard.ts';
 
 /** A client over a router where getOrder does what the test says; every call goes through the guard. */
 function clientThat(getOrder: () => never, logged: Array<{ err: unknown; requestId: string }>) {
-  const impl = { getOrder, createOrder: getOrder, listOrders: getOrder, voidOrder: getOrder, captureOrder: getOrder };
+  const impl = { getOrder, createOrder: getOrder, listOrders: getOrder, voidOrder: getOrder, captureOrder: getOrder, expireOrder: getOrder };
   const transport = createRouterTransport((router) => router.service(OrderService, guardRequests(OrderService, impl, (err, requestId) => logged.push({ err, requestId }), () => 'req_made_by_the_guard')));
   return createClient(OrderService, transport);
 }

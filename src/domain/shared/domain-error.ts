@@ -43,6 +43,7 @@ export type DomainErrorCode =
   | 'refund.amount_invalid'
   | 'void.order_not_voidable'
   | 'void.order_already_settled'
+  | 'expire.order_not_open'
   | 'capture.order_not_capturable'
   | 'capture.exceeds_authorized'
   | 'capture.declined'

@@ -4,7 +4,7 @@ import type { DomainEvent } from '../../../domain/event/domain-event.ts';
 import type { Order } from '../../../domain/order/order.entity.ts';
 import type { ClaimResult, IdempotencyRecord } from '../../../ports/idempotency/idempotency-store.port.ts';
 import type { OrderCreationStore } from '../../../ports/order/order-creation-store.port.ts';
-import { translateErrors } from '../database.ts';
+import { namedStatementsAllowed, translateErrors } from '../database.ts';
 import { PostgresIdempotencyStore } from '../idempotency/postgres-idempotency-store.ts';
 import { eventToRow } from '../event/postgres-event-outbox.ts';
 import { orderToRow } from './order-row.ts';
@@ -109,7 +109,10 @@ export class PostgresOrderCreationStore implements OrderCreationStore {
       const client = this.#knex.client as { acquireConnection(): Promise<ClientBase>; releaseConnection(c: ClientBase): Promise<void> };
       const connection = await client.acquireConnection();
       try {
-        return await connection.query<{ created: number }>({ name: claim ? 'create_order_keyed' : 'create_order', text: claim ? KEYED_SQL : UNKEYED_SQL, values });
+        // Named: parsed and planned once per connection. Unnamed behind a pooler that cannot keep a name on the
+        // server connection it hands out next (PgBouncer in transaction mode before 1.21).
+        const name = namedStatementsAllowed(this.#knex) ? (claim ? 'create_order_keyed' : 'create_order') : undefined;
+        return await connection.query<{ created: number }>({ name, text: claim ? KEYED_SQL : UNKEYED_SQL, values });
       } finally {
         await client.releaseConnection(connection);
       }

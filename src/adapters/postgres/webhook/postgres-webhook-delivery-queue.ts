@@ -9,6 +9,15 @@ import { rowToEvent, type EventRow } from '../event/postgres-event-outbox.ts';
 const SUBSCRIBED = `(e.enabled_events @> ARRAY['*']::text[] OR e.enabled_events @> ARRAY[?]::text[])`;
 const DELIVERABLE = `e.deleted_at IS NULL AND e.disabled_reason IS NULL AND e.url IS NOT NULL`;
 
+/** An enqueue waiting for its batch's statement. */
+interface PendingEnqueue {
+  readonly event: DomainEvent;
+  readonly body: string;
+  readonly now: Date;
+  readonly resolve: (answer: { known: boolean; queued: number }) => void;
+  readonly reject: (err: unknown) => void;
+}
+
 /** The delivery queue on Postgres: leases by next_attempt_at, fairness by a per-endpoint cap. */
 export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
   readonly #knex: Knex;
@@ -17,27 +26,61 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     this.#knex = knex;
   }
 
-  async enqueue(event: DomainEvent, body: string, now: Date): Promise<{ known: boolean; queued: number }> {
-    // One statement: the event's row is looked up and the deliveries inserted only if it is there,
-    // so an event this installation never wrote (another's, or forged) queues nothing.
-    const result = await translateErrors(() =>
-      this.#knex.raw(
-        `WITH known AS (
-           SELECT id FROM events WHERE id = ? AND merchant_id = ? AND livemode = ? AND type = ?
-         ), queued AS (
-           INSERT INTO webhook_deliveries (event_id, endpoint_id, merchant_id, livemode, body, status, attempt_count, next_attempt_at, created_at, updated_at)
-           SELECT known.id, e.id, e.merchant_id, e.livemode, ?, 'pending', 0, ?, ?, ?
-           FROM known, webhook_endpoints e
-           WHERE e.merchant_id = ? AND e.livemode = ? AND ${DELIVERABLE} AND ${SUBSCRIBED}
-           ON CONFLICT (event_id, endpoint_id) DO NOTHING
-           RETURNING 1
-         )
-         SELECT EXISTS (SELECT 1 FROM known) AS known, (SELECT count(*) FROM queued)::int AS queued`,
-        [event.id, event.merchantId, event.livemode, event.type, body, now, now, now, event.merchantId, event.livemode, event.type],
-      ),
+  /**
+   * Queues an event's deliveries. Calls made in the same turn of the event loop (the dispatcher
+   * handles up to 64 events at once) share one statement: the events' rows are looked up and the
+   * deliveries inserted only for those found, so an event this installation never wrote
+   * (another's, or forged) queues nothing. Each caller gets its own event's answer.
+   */
+  enqueue(event: DomainEvent, body: string, now: Date): Promise<{ known: boolean; queued: number }> {
+    return new Promise((resolve, reject) => {
+      const batch = (this.#pending ??= []);
+      batch.push({ event, body, now, resolve, reject });
+      if (batch.length === 1) setImmediate(() => void this.#flush());
+    });
+  }
+
+  #pending: PendingEnqueue[] | undefined;
+
+  async #flush(): Promise<void> {
+    const batch = this.#pending ?? [];
+    this.#pending = undefined;
+    if (batch.length === 0) return;
+    try {
+      const answers = await translateErrors(() => this.#enqueueMany(batch));
+      for (const item of batch) item.resolve(answers.get(item.event.id) ?? { known: false, queued: 0 });
+    } catch (err) {
+      for (const item of batch) item.reject(err);
+    }
+  }
+
+  async #enqueueMany(batch: readonly PendingEnqueue[]): Promise<Map<string, { known: boolean; queued: number }>> {
+    // A redelivered event may be in the batch twice: it is queued once, and both callers get its answer.
+    const unique = [...new Map(batch.map((item) => [item.event.id, item])).values()];
+    // One JSON parameter: knex would spread an array bound to a placeholder into a list.
+    const input = JSON.stringify(
+      unique.map(({ event, body, now }) => ({ id: event.id, merchant_id: event.merchantId, livemode: event.livemode, type: event.type, body, queued_at: now.toISOString() })),
     );
-    const row = result.rows[0] as { known: boolean; queued: number };
-    return { known: row.known, queued: row.queued };
+    const result = await this.#knex.raw(
+      `WITH input AS (
+         SELECT * FROM json_to_recordset(?::json) AS i(id text, merchant_id text, livemode boolean, type text, body text, queued_at timestamptz)
+       ), known AS (
+         SELECT i.* FROM input i
+         JOIN events ev ON ev.id = i.id AND ev.merchant_id = i.merchant_id AND ev.livemode = i.livemode AND ev.type = i.type
+       ), queued AS (
+         INSERT INTO webhook_deliveries (event_id, endpoint_id, merchant_id, livemode, body, status, attempt_count, next_attempt_at, created_at, updated_at)
+         SELECT k.id, e.id, e.merchant_id, e.livemode, k.body, 'pending', 0, k.queued_at, k.queued_at, k.queued_at
+         FROM known k
+         JOIN webhook_endpoints e ON e.merchant_id = k.merchant_id AND e.livemode = k.livemode AND ${DELIVERABLE}
+           AND (e.enabled_events @> ARRAY['*']::text[] OR e.enabled_events @> ARRAY[k.type]::text[])
+         ON CONFLICT (event_id, endpoint_id) DO NOTHING
+         RETURNING event_id
+       )
+       SELECT i.id, EXISTS (SELECT 1 FROM known k WHERE k.id = i.id) AS known, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS queued
+       FROM input i`,
+      [input],
+    );
+    return new Map((result.rows as { id: string; known: boolean; queued: number }[]).map((row) => [row.id, { known: row.known, queued: row.queued }]));
   }
 
   async claimDue(options: {
@@ -116,6 +159,7 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
   }
 
   recordAttempt(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
+    if (attempt.succeeded) return translateErrors(() => this.#recordSuccess(delivery, attempt));
     return translateErrors(() =>
       this.#knex.transaction(async (trx) => {
         await trx('webhook_delivery_attempts').insert({
@@ -155,6 +199,36 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
           }
         }
       }),
+    );
+  }
+
+  /**
+   * A successful attempt, the common case, in one statement (atomic on its own): the attempt's row,
+   * the delivery succeeded, and the endpoint no longer failing.
+   */
+  async #recordSuccess(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
+    await this.#knex.raw(
+      `WITH attempt AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, event_id, endpoint_id, attempted_at, status_code, error, duration_ms, response_excerpt)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ), delivery AS (
+         UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1, next_attempt_at = ?, updated_at = ? WHERE id = ?
+       )
+       UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`,
+      [
+        delivery.id,
+        delivery.eventId,
+        delivery.endpointId,
+        attempt.attemptedAt,
+        attempt.statusCode,
+        attempt.error,
+        attempt.durationMs,
+        attempt.responseExcerpt,
+        attempt.nextAttemptAt ?? attempt.attemptedAt,
+        attempt.attemptedAt,
+        delivery.id,
+        delivery.endpointId,
+      ],
     );
   }
 
