@@ -48,7 +48,7 @@ async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>
 
 /** Runs workers in this process until SIGINT or SIGTERM. */
 async function runWorkers(names: readonly WorkerName[]): Promise<number> {
-  const workers = await startWorkerProcess(loadConfig(), names, (line) => process.stdout.write(`${line}\n`));
+  const workers = await startWorkerProcess(loadConfig(), names);
   const stop = async () => {
     await workers.close();
     process.exit(0);

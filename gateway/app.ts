@@ -16,6 +16,9 @@ import { registerCheckoutPages } from './checkout/checkout-pages.ts';
 import { registerPaymentLinkPages } from './checkout/payment-link-pages.ts';
 import { registerFieldsRoutes } from './fields/fields-routes.ts';
 import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
+import type { HttpMetrics, MetricsExposition } from '../src/ports/telemetry/metrics.port.ts';
+import { registerRequestScope } from './request-scope.ts';
+import { registerHttpMetrics, registerMetricsRoute } from './metrics-route.ts';
 
 /** Options of {@link buildGateway}. */
 export interface GatewayOptions {
@@ -24,6 +27,19 @@ export interface GatewayOptions {
   /** The API base address, shown in the OpenAPI document. */
   readonly publicUrl: string;
   readonly logger?: FastifyServerOptions['logger'];
+  /**
+   * A logger of the composition root's (JSON lines with the current request id,
+   * see request-scope.ts); it takes the place of `logger`, and requests log
+   * through it as they are, with no child logger made per request.
+   */
+  readonly loggerInstance?: FastifyServerOptions['loggerInstance'];
+  /** Request counts and latencies, and GET /metrics; nothing is counted or served without it. */
+  readonly metrics?: {
+    readonly http: HttpMetrics;
+    readonly exposition: MetricsExposition;
+    /** METRICS_TOKEN: a bearer token that opens /metrics to clients off this machine. */
+    readonly token: string | undefined;
+  };
   /** Backs `GET /readyz`; without it the route is not registered. */
   readonly readiness?: CheckReadiness;
   /** Which proxies in front may name the client in X-Forwarded-For (TRUST_PROXY); none by default. */
@@ -92,7 +108,13 @@ const sharedSerializers: SerializerFactory = (externalSchemas, options) => {
  */
 export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance
+      ? {
+          loggerInstance: options.loggerInstance,
+          // The request id comes from the request scope on every line (the core's too): no child logger per request.
+          childLoggerFactory: (logger) => logger,
+        }
+      : { logger: options.logger ?? false }),
     // Per-request access logs are left to the proxy in front; errors are logged below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
@@ -110,6 +132,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   });
 
 
+  registerRequestScope(app);
+  if (options.metrics) registerHttpMetrics(app, options.metrics.http);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id);
   });
@@ -136,6 +160,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   registerPaymentLinkPages(app, createClient(PaymentLinkPageService, transport));
   // The embedded card fields: the merchant's library and the frames it mounts (their payments go to the Connect mount).
   registerFieldsRoutes(app);
+  if (options.metrics) registerMetricsRoute(app, options.metrics.exposition, options.metrics.token);
   // Liveness: the process runs and serves HTTP. Readiness (can it do its work?) is /readyz.
   app.get('/healthz', async () => ({ ok: true }));
   const readiness = options.readiness;
@@ -156,6 +181,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       routes: options.routes,
       contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, req.ip),
       shutdownSignal: options.shutdownSignal,
+      metrics: options.metrics?.http,
       onError: (err, where) => app.log.error({ err }, `Connect handler ${where} failed`),
     }),
   );

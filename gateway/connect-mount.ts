@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ContextValues } from '@connectrpc/connect';
+import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ContextValues, type Interceptor } from '@connectrpc/connect';
 import { createAsyncIterable, readAllBytes, uResponseNotFound, type UniversalHandler, type UniversalServerResponse } from '@connectrpc/connect/protocol';
 import * as protoConnect from '@connectrpc/connect/protocol-connect';
 import * as protoGrpc from '@connectrpc/connect/protocol-grpc';
@@ -10,6 +10,7 @@ import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, un
 import { connectError } from '../src/application/shared/connect-errors.ts';
 import { CALL_TRACE } from '../src/application/shared/request-context.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
+import type { HttpMetrics, RpcCallRecorder } from '../src/ports/telemetry/metrics.port.ts';
 
 /** The largest request message accepted, as for REST bodies (1 MiB), before and after decompression. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -57,11 +58,41 @@ function withRequestFaultsAsInvalidArgument(handler: UniversalHandler, onError: 
   return Object.assign(wrapped, handler);
 }
 
+/**
+ * Counts every call by procedure and Connect code (ok when it answers), with
+ * its duration until the response starts. Runs for the mounted protocols
+ * only: REST's in-process calls are counted as the REST routes they serve.
+ */
+function rpcMetricsInterceptor(metrics: HttpMetrics): Interceptor {
+  const recorders = new Map<object, RpcCallRecorder>();
+  return (next) => async (req) => {
+    const started = performance.now();
+    let record = recorders.get(req.method);
+    if (!record) {
+      record = metrics.rpcProcedure(`${req.service.typeName}/${req.method.name}`);
+      recorders.set(req.method, record);
+    }
+    try {
+      const res = await next(req);
+      record('ok', (performance.now() - started) / 1000);
+      return res;
+    } catch (err) {
+      record(protoConnect.codeToString(ConnectError.from(err).code), (performance.now() - started) / 1000);
+      throw err;
+    }
+  };
+}
+
 /** The core's Connect, gRPC and gRPC-Web handlers, with malformed input answered as invalid_argument. */
-function connectHandlers(routes: (router: ConnectRouter) => void, onError: OnHandlerError, shutdownSignal: AbortSignal | undefined): UniversalHandler[] {
+function connectHandlers(routes: (router: ConnectRouter) => void, onError: OnHandlerError, shutdownSignal: AbortSignal | undefined, metrics: HttpMetrics | undefined): UniversalHandler[] {
   // readMaxBytes bounds a request body after decompression too, so a small compressed bomb cannot fill the memory.
   // shutdownSignal aborts every call's signal: a server stream then ends rather than hold its connection open.
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES, shutdownSignal });
+  const router = createConnectRouter({
+    acceptCompression: [compressionGzip, compressionBrotli],
+    readMaxBytes: MAX_REQUEST_BYTES,
+    shutdownSignal,
+    interceptors: metrics ? [rpcMetricsInterceptor(metrics)] : [],
+  });
   routes(router);
   return router.handlers.map((handler) => withRequestFaultsAsInvalidArgument(handler, onError));
 }
@@ -79,6 +110,8 @@ export function mountConnect(
     readonly contextValues: (req: FastifyRequest) => ContextValues;
     readonly onError: OnHandlerError;
     readonly shutdownSignal?: AbortSignal;
+    /** Counts calls by procedure and code; nothing is counted without it. */
+    readonly metrics?: HttpMetrics;
   },
 ): void {
   const noop = (_req: unknown, _payload: unknown, done: (err: null, body: undefined) => void) => done(null, undefined);
@@ -87,8 +120,10 @@ export function mountConnect(
     noop,
   );
   for (const pattern of [protoGrpc.contentTypeRegExp, protoGrpcWeb.contentTypeRegExp, protoConnect.contentTypeRegExp]) app.addContentTypeParser(pattern, noop);
-  for (const handler of connectHandlers(options.routes, options.onError, options.shutdownSignal)) {
+  for (const handler of connectHandlers(options.routes, options.onError, options.shutdownSignal, options.metrics)) {
     app.all(handler.requestPath, async (req, reply) => {
+      // The core answers under the gateway's request id (the Request-Id header, the log lines' request_id), not one of its own or the client's.
+      req.raw.headers['request-id'] = req.id;
       try {
         const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as never, options.contextValues(req)));
         // Headers set on the reply (Request-Id) live in Fastify until send(); this path writes the raw response.
@@ -113,9 +148,10 @@ export function connectNodeListener(
     readonly onError: OnHandlerError;
     readonly notFound?: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
     readonly shutdownSignal?: AbortSignal;
+    readonly metrics?: HttpMetrics;
   },
 ): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void {
-  const paths = new Map(connectHandlers(routes, options.onError, options.shutdownSignal).map((h) => [h.requestPath, h]));
+  const paths = new Map(connectHandlers(routes, options.onError, options.shutdownSignal, options.metrics).map((h) => [h.requestPath, h]));
   return (req, res) => {
     const handler = paths.get(req.url?.split('?', 2)[0] ?? '');
     if (!handler) {

@@ -4,7 +4,7 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { CheckReadiness } from '../src/application/health/check-readiness.ts';
 import type { Config } from '../src/config.ts';
-import { buildGateway } from './app.ts';
+import { buildGateway, type GatewayOptions } from './app.ts';
 import { listenH1AndH2c } from './listen.ts';
 
 /** The gateway listening on its port. */
@@ -45,8 +45,9 @@ function warnIfDescriptorsShort(maxConnections: number, warn: (line: string) => 
  * Builds the gateway over the core's routes and listens on the configured
  * port: REST, the checkout pages, Connect and gRPC-Web over HTTP/1.1, gRPC
  * (and Connect) over h2c, with the connection limits of the configuration.
- * `onApp` sees the app before it listens (the composition root points the
- * core's error log at the app's logger there).
+ * `onApp` sees the app before it listens. `observability` gives the
+ * composition root's logger and metrics (the app's own pino logger, at
+ * LOG_LEVEL, and no metrics without it).
  * @throws ListenError when the port cannot be listened on.
  */
 export async function serveHttp(
@@ -54,6 +55,7 @@ export async function serveHttp(
   routes: (router: ConnectRouter) => void,
   readiness: CheckReadiness,
   onApp: (app: FastifyInstance) => void,
+  observability: Pick<GatewayOptions, 'loggerInstance' | 'metrics'> = {},
 ): Promise<HttpServer> {
   // Aborted first on close: server streams (checkout listen) end, so their connections do not hold the shutdown.
   const shutdown = new AbortController();
@@ -61,6 +63,8 @@ export async function serveHttp(
     routes,
     publicUrl: config.publicUrl,
     logger: { level: config.logLevel },
+    loggerInstance: observability.loggerInstance,
+    metrics: observability.metrics,
     trustProxy: config.trustProxy,
     readiness,
     shutdownSignal: shutdown.signal,
@@ -74,6 +78,7 @@ export async function serveHttp(
       limits: config.connectionLimits,
       trustProxy: config.trustProxy,
       shutdownSignal: shutdown.signal,
+      metrics: observability.metrics?.http,
     });
   } catch (err) {
     await app.close();

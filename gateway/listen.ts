@@ -6,7 +6,9 @@ import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } from '../src/config.ts';
 import { clientAddressResolver } from './client-address.ts';
 import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
-import { h2RequestProblem, sendH2Error } from './client-errors.ts';
+import { h2RequestProblem, newRequestId, sendH2Error } from './client-errors.ts';
+import { inRequestScope } from './request-scope.ts';
+import type { HttpMetrics } from '../src/ports/telemetry/metrics.port.ts';
 
 /** Options of {@link listenH1AndH2c}. */
 export interface ListenOptions {
@@ -16,6 +18,8 @@ export interface ListenOptions {
   readonly trustProxy?: TrustProxy;
   /** The signal the Connect handlers end their server streams on; close() expects it aborted first. */
   readonly shutdownSignal?: AbortSignal;
+  /** Counts h2c calls by procedure and code. */
+  readonly metrics?: HttpMetrics;
 }
 
 /** How long close() lets open calls finish before it cuts the connections still open. */
@@ -61,6 +65,7 @@ export async function listenH1AndH2c(
     contextValues: (req) => createContextValues().set(CLIENT_ADDRESS, clientAddress(req)),
     onError: onHandlerError,
     shutdownSignal: options.shutdownSignal,
+    metrics: options.metrics,
     // h2c carries only the Connect services; anything else gets the REST error body, not an empty 404.
     notFound: (req, res) =>
       sendH2Error(res, 404, 'route_not_found', `Unrecognized request URL (${req.method} ${String(req.url).split('?')[0]}). Over HTTP/2 (h2c) this port serves only the Connect and gRPC services; use HTTP/1.1 for the REST API.`),
@@ -68,7 +73,12 @@ export async function listenH1AndH2c(
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: H2_MAX_CONCURRENT_STREAMS } }, (req: Http2ServerRequest, res: Http2ServerResponse) => {
     const problem = h2RequestProblem(req);
     if (problem) return sendH2Error(res, problem.status, problem.code, problem.message);
-    connect(req, res);
+    // The call's id, as Fastify gives one to each HTTP/1.1 request: the core answers under it (request-id),
+    // and every line logged while the call runs carries it. A client's own request-id header is not taken.
+    const requestId = newRequestId();
+    req.headers['request-id'] = requestId;
+    res.setHeader('request-id', requestId);
+    inRequestScope(requestId, () => connect(req, res));
   });
   const sessions = new Set<Http2Session>();
   h2.on('session', (session) => {

@@ -78,6 +78,20 @@ export interface Config {
   readonly vaultDevKeyFile: string;
   /** GRPC_REFLECTION: whether gRPC server reflection (v1, v1alpha) is served; on unless NODE_ENV is production. */
   readonly grpcReflection: boolean;
+  /** Prometheus metrics (docs/operations.md). */
+  readonly metrics: MetricsConfig;
+}
+
+/** Where and to whom the Prometheus metrics are served. */
+export interface MetricsConfig {
+  /** METRICS: whether metrics are kept and served at all (on by default). */
+  readonly enabled: boolean;
+  /** METRICS_TOKEN: a bearer token that opens /metrics to clients that are not on this machine (at least 16 characters). */
+  readonly token: string | undefined;
+  /** METRICS_PORT: a listener of its own serving only /metrics (worker processes have no other); none when undefined. */
+  readonly port: number | undefined;
+  /** METRICS_HOST: the interface METRICS_PORT binds to; loopback by default. */
+  readonly host: string;
 }
 
 /** How long a client may take, and how many connections it may hold, on every protocol of the port. */
@@ -160,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vaultActiveKey: env.VAULT_ACTIVE_KEY?.trim() || undefined,
     vaultDevKeyFile: env.VAULT_DEV_KEY_FILE?.trim() || '.checkout/vault-dev.key',
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
+    metrics: metricsConfig(env),
     grpcReflection: name(env, 'GRPC_REFLECTION', env.NODE_ENV?.trim() === 'production' ? 'off' : 'on', /^(on|off)$/, new Set(['on', 'off'])) === 'on',
   };
   const webhooks = config.webhookConcurrency;
@@ -179,6 +194,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be longer than HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}).`);
   }
   return config;
+}
+
+/** METRICS, METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
+function metricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
+  const token = env.METRICS_TOKEN?.trim() || undefined;
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN must be at least 16 characters, without spaces.');
+  return {
+    enabled: name(env, 'METRICS', 'on', /^(on|off)$/, new Set(['on', 'off'])) === 'on',
+    token,
+    port: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
+    host: env.METRICS_HOST?.trim() || '127.0.0.1',
+  };
 }
 
 /** VAULT_KEYS: "id:base64,id:base64", each key 32 bytes; ids unique. Errors never repeat key material. */

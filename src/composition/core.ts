@@ -83,6 +83,7 @@ import { createCustomerService } from '../application/customer/customer-service.
 import { CustomerService } from '../gen/checkout/v1/customer_pb.ts';
 import type { KeyRing } from '../ports/vault/key-ring.port.ts';
 import { ephemeralKeyRing } from './vault-keys.ts';
+import type { Metrics } from '../ports/telemetry/metrics.port.ts';
 
 /** What the core needs from its host process. */
 export interface CoreOptions {
@@ -105,6 +106,8 @@ export interface CoreOptions {
   readonly payoutCutoffMinutesUtc?: number;
   /** The card vault's keys (loadKeyRing); a process-lifetime key, test mode only, when absent. */
   readonly keyRing?: KeyRing;
+  /** Where payment outcomes and rate-limit refusals are counted; nothing is counted when absent. */
+  readonly metrics?: Metrics;
 }
 
 const NO_FEED: EventFeed = {
@@ -152,7 +155,7 @@ export function createCore(options: CoreOptions): Core {
   const paymentStore = new PostgresPaymentRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
-  const authenticate = createAuthenticate({ keys: merchants, limiter });
+  const authenticate = createAuthenticate({ keys: merchants, limiter, metrics: options.metrics });
   const refundStore = new PostgresRefundRepository(options.knex);
   const disputeStore = new PostgresDisputeRepository(options.knex);
   const evidenceStore = new PostgresEvidenceRepository(options.knex);
@@ -168,6 +171,7 @@ export function createCore(options: CoreOptions): Core {
     liveRoutes: undefined,
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
+    metrics: options.metrics,
   };
   const payments = createPayments(paymentDeps);
   // The payment engine at another clock's time: a test clock's, for the subscriptions on it.

@@ -13,7 +13,9 @@ import { ListenError, serveHttp } from '../../gateway/http-server.ts';
 import { createCore, type Core } from './core.ts';
 import { withGrpcTooling } from './grpc-tooling.ts';
 import { linkEvents, type EventLink } from './events.ts';
-import { lineLog, pinoLog, type Log } from './log.ts';
+import type { DestinationStream } from 'pino';
+import type { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics.ts';
+import { createObservability, serveMetricsPort, type MetricsListener } from './observability.ts';
 import { openDatabase, StartupError } from './startup.ts';
 import { startWorkers, type Worker } from './workers.ts';
 import { loadKeyRing } from './vault-keys.ts';
@@ -27,7 +29,16 @@ export interface RunningService {
   readonly port: number;
   /** Test-mode credentials of the sandbox created on first start, if this start created one. */
   readonly firstSandbox: TestSandboxCredentials | undefined;
+  /** The process's metrics (also at GET /metrics); undefined when METRICS=off. */
+  readonly metrics: PrometheusMetrics | undefined;
+  /** The METRICS_PORT listener, when one is configured. */
+  readonly metricsListener: MetricsListener | undefined;
   close(): Promise<void>;
+}
+
+/** Where a process writes its log lines (standard output unless a test captures them). */
+export interface ProcessOptions {
+  readonly logDestination?: DestinationStream;
 }
 
 /** How long start-up waits for NATS, so a stream of another installation stops the start rather than a running service. */
@@ -46,16 +57,10 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
  * @throws StartupError when Postgres cannot be reached, the port is taken, or
  *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
-export async function startService(config: Config): Promise<RunningService> {
+export async function startService(config: Config, options: ProcessOptions = {}): Promise<RunningService> {
   const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
-  // Until the gateway exists, what the core and the workers report goes nowhere; then to its logger.
-  const logRef: { log?: Log } = {};
-  const log: Log = {
-    info: (line) => logRef.log?.info(line),
-    warn: (line, err) => logRef.log?.warn(line, err),
-    error: (line, err) => logRef.log?.error(line, err),
-  };
+  const { logger, log, metrics } = createObservability(config, 'serve', knex, options.logDestination);
   let events;
   try {
     events = await linkEvents(config, installationId, 'checkout-relay', NATS_START_WAIT_MS, log);
@@ -79,6 +84,7 @@ export async function startService(config: Config): Promise<RunningService> {
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
     onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err),
+    metrics,
     eventFeed: new NatsEventFeed(() => events.current(), config.natsSubjectPrefix, installationId),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
@@ -99,15 +105,25 @@ export async function startService(config: Config): Promise<RunningService> {
   let http;
   try {
     const routes = withGrpcTooling(core.routes, { readiness, reflection: config.grpcReflection });
-    http = await serveHttp(config, routes, readiness, (app) => {
-      logRef.log = pinoLog(app.log);
+    http = await serveHttp(config, routes, readiness, () => undefined, {
+      loggerInstance: logger,
+      metrics: metrics && { http: metrics, exposition: metrics, token: config.metrics.token },
     });
   } catch (err) {
     await events.close();
     await knex.destroy();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
-  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log });
+  let metricsListener: MetricsListener | undefined;
+  try {
+    metricsListener = metrics && (await serveMetricsPort(config.metrics, metrics, log));
+  } catch (err) {
+    await http.close();
+    await events.close();
+    await knex.destroy();
+    throw err;
+  }
+  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log, metrics });
   log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
   for (const line of vaultWarnings) log.warn(line);
@@ -118,7 +134,10 @@ export async function startService(config: Config): Promise<RunningService> {
     knex,
     port: http.port,
     firstSandbox,
+    metrics,
+    metricsListener,
     async close() {
+      await metricsListener?.close();
       await http.close();
       await stopAll(workers);
       await events?.close();
@@ -138,10 +157,10 @@ async function stopAll(workers: readonly Worker[]): Promise<void> {
  * once every worker is at work.
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
-export async function startWorkerProcess(config: Config, names: readonly WorkerName[], write: (line: string) => void): Promise<{ close(): Promise<void> }> {
+export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: ProcessOptions = {}): Promise<{ readonly metricsListener: MetricsListener | undefined; close(): Promise<void> }> {
   const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
-  const log = lineLog(write);
+  const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
   let events: EventLink | undefined;
   try {
     // Nothing to do without NATS for these: wait for it as long as it takes.
@@ -150,13 +169,32 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     await knex.destroy();
     throw err;
   }
-  const core = createCore({ knex, keyRing: loadKeyRing(config, log), apiBaseUrl: config.publicUrl, checkoutHost: config.checkoutUrl, onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err), velocity: config.cardVelocity, payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc });
-  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log });
+  const core = createCore({
+    knex,
+    keyRing: loadKeyRing(config, log),
+    apiBaseUrl: config.publicUrl,
+    checkoutHost: config.checkoutUrl,
+    onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err),
+    velocity: config.cardVelocity,
+    payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc,
+    metrics,
+  });
+  let metricsListener: MetricsListener | undefined;
+  try {
+    metricsListener = metrics && (await serveMetricsPort(config.metrics, metrics, log));
+  } catch (err) {
+    await events?.close();
+    await knex.destroy();
+    throw err;
+  }
+  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log, metrics });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);
   log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);
   return {
+    metricsListener,
     async close() {
+      await metricsListener?.close();
       await stopAll(workers);
       await events?.close();
       await knex.destroy();

@@ -18,12 +18,19 @@ import { NodeHttpWebhookSender } from '../adapters/http/node-http-webhook-sender
 import { createAddressPolicy } from '../adapters/http/address-policy.ts';
 import { systemClock } from '../adapters/system/system-clock.ts';
 import { createOutboxRelay } from '../application/event/relay-outbox.ts';
-import { createWebhookDispatcher, type UnaccountedEvent, type WebhookDispatcher } from '../application/webhook/webhook-dispatcher.ts';
+import {
+  createWebhookDispatcher,
+  type DeliveryAttemptReport,
+  type EventContext,
+  type UnaccountedEvent,
+  type WebhookDispatcher,
+} from '../application/webhook/webhook-dispatcher.ts';
+import type { Metrics } from '../ports/telemetry/metrics.port.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook/retry-schedule.ts';
 import type { Payments } from '../application/payment/payments.ts';
 import type { EventLink } from './events.ts';
 import { streamOptions } from './events.ts';
-import type { Log } from './log.ts';
+import type { Log, LogFields } from './log.ts';
 import type { WorkerName } from './worker-names.ts';
 
 /** A started worker. */
@@ -49,18 +56,44 @@ export interface WorkerContext {
   readonly captures?: Pick<CaptureOrder, 'completeStale'>;
   readonly billing?: Pick<Billing, 'runDue'>;
   readonly log: Log;
+  /** Where the relay and the dispatcher count; nothing is counted when absent. */
+  readonly metrics?: Metrics;
 }
 
 /** Logs an event the dispatcher could not account for: at error level when it is given up, at warn while it is retried. */
 export function logUnaccounted(report: UnaccountedEvent, log: Pick<Log, 'error' | 'warn'>): void {
-  if (report.settled === 'rejected') log.error(`webhook dispatcher: ${report.message}`);
-  else log.warn(`webhook dispatcher: ${report.message}`);
+  const fields = { event_id: report.eventId, reason: report.reason, delivery_count: report.deliveryCount };
+  if (report.settled === 'rejected') log.error(`webhook dispatcher: ${report.message}`, undefined, fields);
+  else log.warn(`webhook dispatcher: ${report.message}`, undefined, fields);
+}
+
+/** The fields that name an event and its delivery on a log line. */
+function eventFields(about: EventContext | undefined): LogFields {
+  if (!about) return {};
+  return { event_id: about.eventId, endpoint_id: about.endpointId, delivery_id: about.deliveryId, attempt: about.attempt };
+}
+
+/**
+ * Logs a delivery attempt: a failed one at info (the receiver's fault, retried
+ * on schedule: an operator asked about a merchant's missing webhooks reads
+ * these), one that gives up at warn, a success at debug.
+ */
+export function logAttempt(report: DeliveryAttemptReport, log: Log): void {
+  if (report.succeeded) {
+    if (log.debugEnabled()) log.debug('webhook delivered', { ...eventFields(report), status_code: report.statusCode, duration_ms: report.durationMs });
+    return;
+  }
+  const fields = { ...eventFields(report), status_code: report.statusCode, error: report.error, duration_ms: report.durationMs, next_attempt_at: report.nextAttemptAt?.toISOString() ?? null };
+  if (report.nextAttemptAt) log.info('webhook delivery attempt failed; retried later', fields);
+  else log.warn('webhook delivery failed; no further attempt', undefined, fields);
 }
 
 /** Where the dispatcher reports faults (retried) and events it could not account for; tests may shorten the retries of unknown events. */
 export interface DispatcherReports {
-  readonly onError: (err: unknown) => void;
+  readonly onError: (err: unknown, about?: EventContext) => void;
   readonly onUnaccounted: (report: UnaccountedEvent) => void;
+  readonly onAttempt?: (report: DeliveryAttemptReport) => void;
+  readonly metrics?: Metrics;
   readonly unknownEventRetryMs?: number;
   readonly unknownEventDeliveries?: number;
 }
@@ -86,6 +119,8 @@ export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config,
     unknownEventDeliveries: reports.unknownEventDeliveries ?? 6,
     onError: reports.onError,
     onUnaccounted: reports.onUnaccounted,
+    onAttempt: reports.onAttempt,
+    metrics: reports.metrics,
   });
 }
 
@@ -123,7 +158,12 @@ function startRelay(ctx: WorkerContext, events: EventLink): Worker {
       batchSize: 256,
       idleMs: 20,
       maxBackoffMs: 5000,
-      onError: (err) => ctx.log.warn('outbox relay: publish failed; will retry', err),
+      onError: (err, batch) => ctx.log.warn('outbox relay: publish failed; will retry', err, batch.length ? { event_id: batch[0]!.id, event_ids: batch.map((e) => e.id) } : {}),
+      onPublished: (batch) => {
+        if (ctx.log.debugEnabled()) ctx.log.debug('outbox relay: published', { event_id: batch[0]!.id, event_ids: batch.map((e) => e.id) });
+      },
+      metrics: ctx.metrics,
+      clock: systemClock,
     });
     relay.start();
     ctx.log.info(`Publishing events of installation ${ctx.installationId} to JetStream stream ${ctx.config.natsStream} on ${ctx.config.natsUrl}`);
@@ -147,8 +187,10 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
     if (!nc || stopped) return;
     knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax), namedStatements: ctx.config.databaseNamedStatements });
     dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, {
-      onError: (err) => ctx.log.warn('webhook dispatcher', err),
+      onError: (err, about) => ctx.log.warn(about?.endpointId ? 'webhook dispatcher: delivery failed on our side; its lease will expire and it is retried' : 'webhook dispatcher', err, eventFields(about)),
       onUnaccounted: (report) => logUnaccounted(report, ctx.log),
+      onAttempt: (report) => logAttempt(report, ctx.log),
+      metrics: ctx.metrics,
     });
     await dispatcher.start();
     ctx.log.info(`Dispatching webhooks of installation ${ctx.installationId} from JetStream stream ${ctx.config.natsStream}`);

@@ -201,12 +201,12 @@ export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPr
 }
 
 /** Starts the whole service (gateway, relay, dispatcher unless RUN_DISPATCHER=false) on a fresh database and stream. */
-export async function startHarness(options: { natsUrl?: string; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(options: { natsUrl?: string; env?: Record<string, string>; logDestination?: { write(line: string): void } } = {}): Promise<Harness> {
   const natsUrl = options.natsUrl ?? MACHINE_NATS_URL;
   const db = await createTestDatabase({ migrate: false });
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
-  const service = await startService(config);
+  const service = await startService(config, { logDestination: options.logDestination });
   if (!service.firstSandbox) throw new Error('a fresh database should have created the first sandbox');
   const sandbox = await service.core.createSandbox({ name: 'Harness shop', settlementCurrency: 'EUR' });
   let n = 0;
@@ -316,7 +316,8 @@ export function spawnDispatcher(env: Record<string, string>): Promise<ChildProce
 /** Runs `checkout <args>` with env on top of this process's environment; resolves once its output shows `ready`. The caller stops it. */
 export async function spawnCheckout(args: readonly string[], env: Record<string, string>, ready: string): Promise<ChildProcess> {
   const repo = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(process.execPath, ['bin/checkout.ts', ...args], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Ready is told by an info line (JSON, on stdout): the service environment's LOG_LEVEL=silent would hide it.
+  const child = spawn(process.execPath, ['bin/checkout.ts', ...args], { cwd: repo, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await new Promise<void>((resolve, reject) => {

@@ -89,6 +89,30 @@ afterEach(() => {
 });
 
 describe('createOutboxRelay', () => {
+  test('counts each published event\'s delay from its commit, and names the events of a failed batch', async () => {
+    const outbox = new FakeOutbox([event(1), event(2)]);
+    const delays: number[] = [];
+    const failed: string[][] = [];
+    const published: string[][] = [];
+    const relay = createOutboxRelay(
+      options(outbox, new FlakyPublisher(1), [], {
+        metrics: { outboxPublished: (ms) => delays.push(ms) },
+        clock: { now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, 10)) },
+        onError: (_err, events) => failed.push(events.map((e) => e.id)),
+        onPublished: (events) => published.push(events.map((e) => e.id)),
+      }),
+    );
+    relay.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(failed).toEqual([['evt_1', 'evt_2']]);
+    expect(delays).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1000);
+    await relay.stop();
+    // Committed at 00:00:01 and 00:00:02, published at 00:00:10.
+    expect(delays).toEqual([9000, 8000]);
+    expect(published).toEqual([['evt_1', 'evt_2']]);
+  });
+
   test('relayOnce: a publish failure rejects and leaves the batch unmarked', async () => {
     const outbox = new FakeOutbox([event(1), event(2)]);
     const relay = createOutboxRelay(options(outbox, new FlakyPublisher(1), []));

@@ -1,5 +1,8 @@
 import type { EventPublisher } from '../../ports/event/event-publisher.port.ts';
 import type { OutboxReader } from '../../ports/event/event-outbox.port.ts';
+import type { Clock } from '../../ports/shared/clock.port.ts';
+import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
+import type { DomainEvent } from '../../domain/event/domain-event.ts';
 
 /** Moves committed events from the outbox to the broker. */
 export interface OutboxRelay {
@@ -20,7 +23,13 @@ export interface OutboxRelayOptions {
   readonly idleMs: number;
   /** Longest pause after repeated failures (broker or database down). */
   readonly maxBackoffMs: number;
-  readonly onError: (err: unknown) => void;
+  /** A batch that failed (its events, when it had read them, stay for the next pass). */
+  readonly onError: (err: unknown, events: readonly DomainEvent[]) => void;
+  /** Told of each batch published (for a debug log line with the event ids). */
+  readonly onPublished?: (events: readonly DomainEvent[]) => void;
+  /** Where each event's delay from commit to publication is counted; with the clock that tells it. */
+  readonly metrics?: Pick<Metrics, 'outboxPublished'>;
+  readonly clock?: Clock;
 }
 
 /**
@@ -35,11 +44,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
 
+  // The events of the batch in hand, so that a failure is logged with their ids.
+  let inHand: readonly DomainEvent[] = [];
   const relayOnce = () =>
     options.reader.withUnpublished(options.batchSize, async (batch) => {
       if (batch.events.length === 0) return 0;
+      inHand = batch.events;
       await options.publisher.publish(batch.events);
       await batch.markPublished();
+      inHand = [];
+      if (options.metrics) {
+        const now = (options.clock?.now() ?? new Date()).getTime();
+        for (const event of batch.events) options.metrics.outboxPublished(now - event.createdAt.getTime());
+      }
+      options.onPublished?.(batch.events);
       return batch.events.length;
     });
 
@@ -64,7 +82,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         if (count < options.batchSize) await sleep(options.idleMs);
       } catch (err) {
         failures += 1;
-        options.onError(err);
+        options.onError(err, inHand);
+        inHand = [];
         await sleep(Math.min(options.maxBackoffMs, options.idleMs * 2 ** Math.min(failures, 10)));
       }
     }

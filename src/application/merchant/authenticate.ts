@@ -5,6 +5,7 @@ import { keyFromAuthorization, parseApiKey } from './api-key.ts';
 import type { Caller } from '../../domain/merchant/caller.ts';
 import type { ApiKeyResolver } from '../../ports/merchant/api-key-resolver.port.ts';
 import type { RateLimiter } from '../../ports/merchant/rate-limiter.port.ts';
+import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
 
 /** Turns a call's Authorization header into a verified caller, and spends one of its key's rate-limit tokens. */
 export type Authenticate = (ctx: HandlerContext, required: KeyKind) => Promise<Caller>;
@@ -34,7 +35,7 @@ export class RateLimitedError extends ApplicationError {
  * @throws DomainError auth.* for a missing, malformed, unknown or wrong kind of key
  * @throws RateLimitedError when the key's bucket is empty
  */
-export function createAuthenticate(deps: { readonly keys: ApiKeyResolver; readonly limiter?: RateLimiter }): Authenticate {
+export function createAuthenticate(deps: { readonly keys: ApiKeyResolver; readonly limiter?: RateLimiter; readonly metrics?: Pick<Metrics, 'rateLimitRefused'> }): Authenticate {
   return async (ctx, required) => {
     const raw = keyFromAuthorization(ctx.requestHeader.get('authorization'));
     const parsed = parseApiKey(raw);
@@ -52,6 +53,7 @@ export function createAuthenticate(deps: { readonly keys: ApiKeyResolver; readon
         'ratelimit-remaining': String(decision.remaining),
         'ratelimit-reset': String(decision.resetSeconds),
       };
+      if (!decision.allowed) deps.metrics?.rateLimitRefused('api_key');
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, { ...headers, 'retry-after': String(decision.retryAfterSeconds) });
       for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
     }

@@ -121,7 +121,12 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
         merchant = await tx.payments.tally(scope, since);
       }
     }
-    assertWithinVelocity(deps.velocity, { clientAddress, merchant });
+    try {
+      assertWithinVelocity(deps.velocity, { clientAddress, merchant });
+    } catch (err) {
+      deps.metrics?.rateLimitRefused('card_velocity');
+      throw err;
+    }
   }
 
   async function reserve(tx: TransactionScope, release: Release, command: PayOrderCommand) {
@@ -213,6 +218,7 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
     if (answer.kind === 'declined' && retriesOnAlternative(answer.declineCode, change.leg)) {
       const retry = retryOnAlternative(change, answer.declineCode, { attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX), route: routes.alternative.route, now: deps.clock.now() });
       await deps.uow.run((tx) => tx.payments.retryOnAlternative(retry));
+      kit.counted(change, 'declined', answer.declineCode);
       change = retry;
       processor = routes.alternative;
       answer = await authorize(processor, change, order, instrument);

@@ -1,3 +1,4 @@
+import type { Metrics, PaymentAttemptOutcome } from '../../ports/telemetry/metrics.port.ts';
 import { EVENT_ID_PREFIX } from '../../domain/event/domain-event.ts';
 import type { Order } from '../../domain/order/order.entity.ts';
 import { isDueToExpire, markAuthorized, markExpired, markFailed, markPaid, markVoided, noteReversal, takesPayment, reasonOrderRefuses } from '../../domain/order/order-transitions.ts';
@@ -49,6 +50,8 @@ export interface PaymentDeps {
    * pending and the recovery sweep retries it.
    */
   readonly onBackgroundError: (err: unknown) => void;
+  /** Where each attempt's outcome (by method, route and decline code) and each card-testing refusal are counted; nothing is counted without it. */
+  readonly metrics?: Pick<Metrics, 'paymentAttempt' | 'rateLimitRefused'>;
 }
 
 /** How a payment attempt ended for the caller: the order at its new state, and the order's attempts. */
@@ -132,6 +135,8 @@ export interface PaymentKit {
   finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
   /** Records a declined payment (the order fails, if it still takes payment). */
   finishFailure(change: PaymentChange, declineCode: DeclineCode, authentication: AuthenticationResult): Promise<Settled>;
+  /** Counts an attempt's outcome (the finish* functions count their own). */
+  counted(change: PaymentChange, outcome: PaymentAttemptOutcome['outcome'], declineCode: DeclineCode | undefined): void;
   /** Undoes at the acquirer what a payment left there, then records it reversed with order.payment_reversed. */
   reverse(pending: PaymentChange): Promise<boolean>;
 }
@@ -294,6 +299,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       const paid = await recordPaid(tx, order, { id: change.payment.id, method: change.payment.method }, merchant, now);
       return { reversal: undefined, order: paid, attempts: await attemptsOf(tx.payments, order.id) };
     });
+    counted(change, recorded.reversal ? 'reversed' : 'succeeded', undefined);
     if (!recorded.reversal) return { order: recorded.order, attempts: recorded.attempts, merchant, reversed: false };
     await reverse(recorded.reversal);
     // What the customer sees after a reversal: the order as it now stands.
@@ -324,6 +330,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       await tx.outbox.append(t.event);
       return { reversal: undefined, order: t.order, attempts: await attemptsOf(tx.payments, order.id) };
     });
+    counted(change, recorded.reversal ? 'reversed' : 'authorized', undefined);
     if (!recorded.reversal) return { order: recorded.order, attempts: recorded.attempts, merchant, reversed: false };
     await reverse(recorded.reversal);
     const order = (await deps.reads.orders.findForCheckout(change.leg.orderId)) ?? recorded.order;
@@ -332,7 +339,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
 
   async function finishFailure(change: PaymentChange, declineCode: DeclineCode, authentication: AuthenticationResult): Promise<Settled> {
     const merchant = await merchantOf(change.payment.merchantId);
-    return deps.uow.run(async (tx) => {
+    const settled = await deps.uow.run(async (tx) => {
       const order = await tx.orders.lock(change.leg.orderId);
       if (!order) throw new Error(`order ${change.leg.orderId} vanished`);
       await tx.payments.recordDecline(recordDecline(change, declineCode, authentication, deps.clock.now()));
@@ -345,6 +352,13 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       }
       return { order: current, attempts: await attemptsOf(tx.payments, order.id), merchant };
     });
+    counted(change, 'declined', declineCode);
+    return settled;
+  }
+
+  /** Counts an attempt's outcome once it is recorded. */
+  function counted(change: PaymentChange, outcome: PaymentAttemptOutcome['outcome'], declineCode: DeclineCode | undefined): void {
+    deps.metrics?.paymentAttempt({ method: change.leg.method, route: change.leg.route, outcome, declineCode, livemode: change.payment.livemode });
   }
 
   return {
@@ -366,6 +380,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     finishAuthorization,
     finishSuccess,
     finishFailure,
+    counted,
     reverse,
   };
 }

@@ -45,18 +45,20 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
     // The order is paid now: a challenge still open could otherwise capture a second time.
     await kit.cancelChallenges(tx, order.id, 'order_paid', release);
     const paymentId = deps.ids.newId(PAYMENT_ID_PREFIX);
-    await tx.payments.start(
-      receivedTransfer({
-        paymentId,
-        attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX),
-        orderId: order.id,
-        merchantId: order.merchantId,
-        livemode: order.livemode,
-        amount: order.amount,
-        currency: order.currency,
-        now,
-      }),
-    );
-    return kit.recordPaid(tx, order, { id: paymentId, method: 'bank_transfer' }, merchant, now);
+    const transfer = receivedTransfer({
+      paymentId,
+      attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX),
+      orderId: order.id,
+      merchantId: order.merchantId,
+      livemode: order.livemode,
+      amount: order.amount,
+      currency: order.currency,
+      now,
+    });
+    await tx.payments.start(transfer);
+    const paid = await kit.recordPaid(tx, order, { id: paymentId, method: 'bank_transfer' }, merchant, now);
+    // Counted before the caller's commit: a transaction that then rolls back (rare: the connection lost) is counted too.
+    kit.counted(transfer, 'succeeded', undefined);
+    return paid;
   }
 }

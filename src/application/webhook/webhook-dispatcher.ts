@@ -4,6 +4,7 @@ import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { Consumption, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event/event-subscription.port.ts';
 import type { ClaimedDelivery, WebhookDeliveryQueue } from '../../ports/webhook/webhook-delivery-queue.port.ts';
 import type { WebhookSender } from '../../ports/webhook/webhook-sender.port.ts';
+import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 /** Options of {@link createWebhookDispatcher}. */
@@ -31,9 +32,41 @@ export interface WebhookDispatcherOptions {
   readonly unknownEventRetryMs: number;
   /** …until it has been handed over this many times; then it is rejected. */
   readonly unknownEventDeliveries: number;
-  readonly onError: (err: unknown) => void;
+  /** A fault of ours (retried), with the delivery it happened to when there is one. */
+  readonly onError: (err: unknown, about?: EventContext) => void;
   /** Told of every event the dispatcher could not account for (an operator should see these). */
   readonly onUnaccounted: (report: UnaccountedEvent) => void;
+  /** Told of every delivery attempt once it is recorded (for the log). */
+  readonly onAttempt?: (report: DeliveryAttemptReport) => void;
+  /** Where each attempt is counted: lag from the event's commit, failures by endpoint. */
+  readonly metrics?: Pick<Metrics, 'webhookAttempt'>;
+}
+
+/** Which event, and delivery of it when there is one, a log line is about: never its URL or body. */
+export interface EventContext {
+  readonly eventId: string;
+  readonly endpointId?: string;
+  readonly deliveryId?: string;
+  /** This attempt's number, 1 for the first. */
+  readonly attempt?: number;
+}
+
+/** A delivery attempt's context. */
+export interface DeliveryContext extends EventContext {
+  readonly endpointId: string;
+  readonly deliveryId: string;
+  readonly attempt: number;
+}
+
+/** One delivery attempt, recorded. */
+export interface DeliveryAttemptReport extends DeliveryContext {
+  readonly succeeded: boolean;
+  readonly statusCode: number | null;
+  /** Why no answer came (timeout, refused address, network), when none did. */
+  readonly error: string | null;
+  readonly durationMs: number;
+  /** When the next attempt is due; null when this one ends the delivery. */
+  readonly nextAttemptAt: Date | null;
 }
 
 /**
@@ -120,7 +153,29 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     });
     if (succeeded) stats.delivered += 1;
     else stats.failedAttempts += 1;
+    options.metrics?.webhookAttempt({
+      endpointId: delivery.endpointId,
+      succeeded,
+      statusCode: response.statusCode,
+      attemptCount: delivery.attemptCount,
+      lagMs: delivery.eventCreatedAt ? attemptedAt.getTime() - delivery.eventCreatedAt.getTime() : undefined,
+    });
+    options.onAttempt?.({
+      ...contextOf(delivery),
+      succeeded,
+      statusCode: response.statusCode,
+      error: response.error,
+      durationMs: response.durationMs,
+      nextAttemptAt,
+    });
   }
+
+  const contextOf = (delivery: ClaimedDelivery): DeliveryContext => ({
+    eventId: delivery.eventId,
+    endpointId: delivery.endpointId,
+    deliveryId: delivery.id,
+    attempt: delivery.attemptCount + 1,
+  });
 
   const count = (map: Map<string, number>, key: string, by: number) => {
     const n = (map.get(key) ?? 0) + by;
@@ -133,7 +188,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     count(inflight, delivery.endpointId, 1);
     count(merchantInflight, delivery.merchantId, 1);
     const task = deliver(delivery)
-      .catch(options.onError) // the lease expires and the delivery falls due again
+      .catch((err: unknown) => options.onError(err, contextOf(delivery))) // the lease expires and the delivery falls due again
       .finally(() => {
         total -= 1;
         count(inflight, delivery.endpointId, -1);
@@ -240,7 +295,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (active) return;
       active = true;
       loop = senderLoop();
-      consumption = await options.subscription.consume(settle, options.onError);
+      consumption = await options.subscription.consume(async (received) => {
+        try {
+          return await settle(received);
+        } catch (err) {
+          // As the subscription would on its own (retried in a second), but reported with the event's id.
+          options.onError(err, { eventId: received.event.id });
+          return { kind: 'retry', delayMs: 1000 };
+        }
+      }, (err) => options.onError(err));
     },
     async stop() {
       active = false;

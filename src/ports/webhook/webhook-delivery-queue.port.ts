@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   /** Attempts made before this one. */
   readonly attemptCount: number;
   readonly createdAt: Date;
+  /** When the event was committed (its created time); the delivery lag is measured from it. */
+  readonly eventCreatedAt?: Date;
   /** Signing secrets, newest first (more than one during a rotation overlap). */
   readonly secrets: readonly string[];
 }

@@ -93,3 +93,12 @@ export class PostgresOutboxReader implements OutboxReader {
     );
   }
 }
+
+/**
+ * Age in seconds of the oldest event not yet published (0 when none), by
+ * Postgres's clock: one read of the events_unpublished partial index.
+ */
+export async function outboxBacklogAgeSeconds(knex: Knex): Promise<number> {
+  const result = await knex.raw(`SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM events WHERE published_at IS NULL`);
+  return Math.max(0, Number(result.rows[0].age));
+}

@@ -123,6 +123,7 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
          FROM picked, webhook_endpoints e
          WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= ? AND e.id = d.endpoint_id
          RETURNING d.id, d.event_id, d.endpoint_id, d.merchant_id, d.livemode, d.body, d.attempt_count, d.created_at, e.url,
+           (SELECT ev.created_at FROM events ev WHERE ev.id = d.event_id) AS event_created_at,
            ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
                  WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?)
                  ORDER BY s.id DESC) AS secrets`,
@@ -152,6 +153,7 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
       body: r.body as string,
       attemptCount: r.attempt_count as number,
       createdAt: r.created_at as Date,
+      eventCreatedAt: (r.event_created_at as Date | null) ?? undefined,
       secrets: r.secrets as string[],
     }));
   }
