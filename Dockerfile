@@ -19,4 +19,6 @@ EXPOSE 3000
 # that `docker stop` sends and stops cleanly. As PID 1 it would ignore a
 # signal it has no handler for, so `serve` installs its handlers before it
 # starts up (a SIGTERM during migrations takes effect once it is up).
-CMD ["node", "bin/checkout.ts", "serve"]
+# --max-semi-space-size=8 (MiB): V8's young generation at most 3 x 8 MiB instead of its default; bench/orders
+# measured 40 MiB less at rest and 40-95 MiB less at peak for about 2% more CPU per order.
+CMD ["node", "--max-semi-space-size=8", "bin/checkout.ts", "serve"]

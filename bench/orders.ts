@@ -15,7 +15,7 @@
 //   BENCH_SKIP_PGBENCH=1    only the service phase
 //   BENCH_OPEN_SECONDS      seconds of the open-loop phase at half the measured rate (default 10; 0 skips it)
 //   BENCH_SERVER_ENV        extra server environment, e.g. "SERVE_WORKERS=none"
-//   BENCH_SERVER_NODE_ARGS  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+//   BENCH_SERVER_NODE_ARGS  node flags of the server (default "--max-semi-space-size=8", as npm start), e.g. "--max-semi-space-size=8 --cpu-prof"
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
 //   BENCH_VERBOSE=1         print the pgbench script and its variables
 //

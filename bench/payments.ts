@@ -15,7 +15,7 @@
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
 //   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
-//   BENCH_SERVER_NODE_ARGS  extra node flags for the server
+//   BENCH_SERVER_NODE_ARGS  node flags of the server (default "--max-semi-space-size=8", as npm start)
 //   BENCH_SERVER_ENV        extra server environment, e.g. "SERVE_WORKERS=none"
 //   BENCH_KEEP_DB=1         do not drop the database at the end
 import { randomBytes, randomUUID } from 'node:crypto';

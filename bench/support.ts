@@ -33,7 +33,8 @@ export const SERVER_POSTGRES_URL = (process.env.BENCH_SERVER_POSTGRES_URL ?? POS
 export const serverDatabaseUrl = (dbName: string) => `${SERVER_POSTGRES_URL}/${dbName}`;
 export const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 export const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
-export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+/** Node flags of the server under test: by default those `npm start` and the Dockerfile use. */
+export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=8').split(/\s+/).filter(Boolean);
 
 export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

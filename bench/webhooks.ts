@@ -13,7 +13,7 @@
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
 //   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
 //   NATS_URL                (default nats://127.0.0.1:4222)
-//   BENCH_SERVER_NODE_ARGS  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+//   BENCH_SERVER_NODE_ARGS  node flags of the server (default "--max-semi-space-size=8", as npm start), e.g. "--max-semi-space-size=8 --cpu-prof"
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
 //   BENCH_DISPATCHER=apart  run the dispatcher as a process of its own (checkout worker --only dispatcher);
 //                           the CPU figures then add up both processes
