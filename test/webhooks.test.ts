@@ -822,6 +822,35 @@ describe('endpoint management', () => {
     ]);
   });
 
+  test('the sender loop asks the queue about twice per delivery (claim, next due time), not five times', async () => {
+    const shop = await h.merchant();
+    const r = await receiver();
+    await createEndpoint(h.base, shop.test_secret_key, r.url(), ['order.paid']);
+    const claims = vi.spyOn(PostgresWebhookDeliveryQueue.prototype, 'claimDue');
+    const nextDue = vi.spyOn(PostgresWebhookDeliveryQueue.prototype, 'nextDueAt');
+    cleanups.push(async () => {
+      claims.mockRestore();
+      nextDue.mockRestore();
+    });
+    const asked = () => claims.mock.calls.length + nextDue.mock.calls.length;
+    // The loop polls when idle (every 250 ms: a claim and a next due time); that rate is taken off below.
+    let mark = asked();
+    let from = performance.now();
+    await sleep(1500);
+    const idlePerMs = (asked() - mark) / (performance.now() - from);
+    const deliveries = 12;
+    mark = asked();
+    from = performance.now();
+    for (let i = 0; i < deliveries; i += 1) {
+      await paidOrder(shop.test_secret_key);
+      await waitFor(`delivery ${i + 1}`, () => r.requests.length, (n) => n === i + 1);
+    }
+    const perDelivery = (asked() - mark - idlePerMs * (performance.now() - from)) / deliveries;
+    console.info(`[dispatcher load] queue calls per delivery beyond idle polling: ${perDelivery.toFixed(2)} (idle ${(idlePerMs * 1000).toFixed(1)}/s)`);
+    // Before: claim (1 found), claim again (0), next due, then on the success claim (0) and next due again: 5.
+    expect(perDelivery).toBeLessThan(3.5);
+  });
+
   test('an endpoint disabled with deliveries still pending: they wait without the dispatcher polling in a loop, and resume when it is enabled', async () => {
     const shop = await h.merchant();
     const key = shop.test_secret_key;

@@ -120,7 +120,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     wake?.();
   };
 
-  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+  /** Sends one delivery and records the attempt; answers whether it succeeded. */
+  async function deliver(delivery: ClaimedDelivery): Promise<boolean> {
     const now = options.clock.now();
     const timestamp = Math.floor(now.getTime() / 1000);
     const response = await options.sender.send({
@@ -168,6 +169,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       durationMs: response.durationMs,
       nextAttemptAt,
     });
+    return succeeded;
   }
 
   const contextOf = (delivery: ClaimedDelivery): DeliveryContext => ({
@@ -188,13 +190,23 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     count(inflight, delivery.endpointId, 1);
     count(merchantInflight, delivery.merchantId, 1);
     const task = deliver(delivery)
-      .catch((err: unknown) => options.onError(err, contextOf(delivery))) // the lease expires and the delivery falls due again
-      .finally(() => {
+      .catch((err: unknown) => {
+        options.onError(err, contextOf(delivery)); // the lease expires and the delivery falls due again
+        return false;
+      })
+      .then((succeeded) => {
+        // The sender loop needs waking only when this settling can change what it would claim or when:
+        // a slot of a capped endpoint, merchant or the whole dispatcher freed, or a retry now due at a
+        // time the loop has not seen. A success under every cap frees nothing the last claim left behind.
+        const capped =
+          total >= options.concurrency ||
+          (inflight.get(delivery.endpointId) ?? 0) >= options.perEndpoint ||
+          (merchantInflight.get(delivery.merchantId) ?? 0) >= options.perMerchant;
         total -= 1;
         count(inflight, delivery.endpointId, -1);
         count(merchantInflight, delivery.merchantId, -1);
         running.delete(task);
-        nudge();
+        if (capped || !succeeded) nudge();
       });
     running.add(task);
   }
@@ -262,8 +274,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     let failures = 0;
     while (active) {
       try {
+        const limit = options.concurrency - total;
         const claimed = await options.queue.claimDue({
-          limit: options.concurrency - total,
+          limit,
           perEndpoint: options.perEndpoint,
           excludeEndpoints: busyEndpoints(),
           inFlight: Object.fromEntries(inflight),
@@ -275,7 +288,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         });
         failures = 0;
         for (const delivery of claimed) launch(delivery);
-        if (claimed.length === 0 || total >= options.concurrency) {
+        // Fewer than asked for: everything claimable was claimed (caps included), so claiming again at
+        // once would find nothing; an enqueue or a freed capped slot wakes the loop.
+        if (claimed.length < limit || total >= options.concurrency) {
           // A busy endpoint's or merchant's due deliveries do not count: one settling wakes the loop (nudge).
           const due = total >= options.concurrency ? undefined : await options.queue.nextDueAt(busyEndpoints(), busyMerchants());
           const untilDue = due ? Math.max(0, due.getTime() - options.clock.now().getTime()) : options.pollMs;
