@@ -41,6 +41,7 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  SERVER_ENV,
   serverDatabaseUrl,
   startServer,
   stopServer,
@@ -55,12 +56,6 @@ const PGBENCH = process.env.BENCH_PGBENCH?.trim() || 'pgbench';
 const SKIP_PGBENCH = process.env.BENCH_SKIP_PGBENCH === '1';
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
 const OPEN_SECONDS = envInt('BENCH_OPEN_SECONDS', 10);
-const SERVER_ENV = Object.fromEntries(
-  (process.env.BENCH_SERVER_ENV ?? '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
 /** Issue 12's aims: a share of the pgbench ceiling, server CPU and memory per order, open-loop p99 at half the rate. */
 const AIM = { ratio: 0.6, cpuMs: 0.4, rssMiB: 150, openP99Ms: 50 };
 

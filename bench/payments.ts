@@ -35,6 +35,7 @@ import {
   percentile,
   POSTGRES_URL,
   removeBenchState,
+  SERVER_ENV,
   serverDatabaseUrl,
   startServer,
   stopServer,
@@ -46,12 +47,6 @@ const SECONDS = envInt('BENCH_SECONDS', 15);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 50);
 const ORDERS_SECONDS = envInt('BENCH_ORDERS_SECONDS', SECONDS);
 const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 3);
-const SERVER_ENV = Object.fromEntries(
-  (process.env.BENCH_SERVER_ENV ?? '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
 
 interface PrintedSandbox {
   merchant_id: string;

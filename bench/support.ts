@@ -33,6 +33,13 @@ export const SERVER_POSTGRES_URL = (process.env.BENCH_SERVER_POSTGRES_URL ?? POS
 export const serverDatabaseUrl = (dbName: string) => `${SERVER_POSTGRES_URL}/${dbName}`;
 export const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 export const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
+/** Extra environment of the server under test: BENCH_SERVER_ENV="SERVE_WORKERS=none LOG_LEVEL=info". */
+export const SERVER_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.BENCH_SERVER_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 /** Node flags of the server under test: by default those `npm start` and the Dockerfile use. */
 export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=8').split(/\s+/).filter(Boolean);
 
