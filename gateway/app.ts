@@ -1,6 +1,6 @@
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { ConnectError, createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
@@ -74,7 +74,8 @@ function answerError(err: Error & { code?: unknown; statusCode?: number }, req: 
     : clientFault
       ? toRestError(new RestError(err.statusCode!, 'invalid_request_error', 'request_invalid', `The request could not be read: ${err.message}`), req.id)
       : toRestError(err, req.id);
-  if (mapped.status >= 500) req.log.error({ err }, 'request failed');
+  // A ConnectError's cause was logged by the core (with this request's id); its details are descriptors, not news.
+  if (mapped.status >= 500) req.log.error(err instanceof ConnectError ? { code: Code[err.code], message: err.rawMessage } : { err }, 'request failed');
   return reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
 }
 

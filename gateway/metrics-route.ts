@@ -37,7 +37,20 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: HttpMetrics):
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+// The headers proxies and CDNs set for the client they relay. A local proxy that sets none of them (a TCP
+// relay, a tunnel) makes remote clients look local: put METRICS_TOKEN in front of such set-ups (docs/operations.md).
+const FORWARDING_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-real-ip',
+  'x-original-forwarded-for',
+  'x-client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-cluster-client-ip',
+  'via',
+] as const;
 
 /** Whether a request came straight from this machine: a loopback peer, and no proxy on it relaying someone else's request. */
 export function fromLoopback(req: IncomingMessage): boolean {
@@ -46,10 +59,10 @@ export function fromLoopback(req: IncomingMessage): boolean {
 
 /** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
 export function bearsToken(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? '';
-  if (!header.startsWith('Bearer ')) return false;
+  const match = /^bearer +(.+)$/i.exec(req.headers.authorization ?? '');
+  if (!match) return false;
   const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(header.slice('Bearer '.length)), digest(token));
+  return timingSafeEqual(digest(match[1]!), digest(token));
 }
 
 /**

@@ -588,6 +588,37 @@ describe('the delivery queue on Postgres', () => {
   });
 });
 
+describe('the delivery queue on Postgres, a bad copy in the batch', () => {
+  test('an event Postgres cannot take, or a forged copy of a real one, fails or is refused alone: the real events of the batch are queued', async () => {
+    const shop = await h.merchant();
+    const endpoint = await createEndpoint(h.base, shop.test_secret_key, (await receiver()).url(), ['*']);
+    const event = (n: number, merchantId = shop.merchant_id, id = `evt_bad${Date.now()}${n}`): DomainEvent => ({
+      id,
+      type: 'order.paid',
+      merchantId,
+      livemode: false,
+      subject: { type: 'order', id: `ord_Bad${n}` },
+      orderId: null,
+      reference: null,
+      sequence: 1,
+      createdAt: new Date(),
+      data: { n },
+    });
+    const real = [event(1), event(2)];
+    await h.db.knex('events').insert(real.map((e) => ({ ...eventToRow(e), published_at: new Date() })));
+    const poison = event(3, shop.merchant_id, 'evt_\u0000poison');
+    const forged = event(4, 'mer_someoneelse', real[0]!.id);
+    const queue = new PostgresWebhookDeliveryQueue(h.db.knex);
+    const now = new Date();
+    const settled = await Promise.allSettled([real[0]!, poison, forged, real[1]!].map((e) => queue.enqueue(e, JSON.stringify({ id: e.id }), now)));
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([{ known: true, queued: 1 }, 'failed', { known: false, queued: 0 }, { known: true, queued: 1 }]);
+    const rows = await h.db.knex('webhook_deliveries').where({ endpoint_id: endpoint.id }).whereIn('event_id', real.map((e) => e.id)).select('event_id', 'merchant_id');
+    expect(rows.map((r) => r.event_id).sort()).toEqual(real.map((e) => e.id).sort());
+    expect(new Set(rows.map((r) => r.merchant_id))).toEqual(new Set([shop.merchant_id]));
+  });
+});
+
 describe('event log API', () => {
   test('GET /v1/events filters by type, order_id and reference, newest first, with cursor pagination; other merchants and modes get 404', async () => {
     const shop = await h.merchant();

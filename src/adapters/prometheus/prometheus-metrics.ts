@@ -93,6 +93,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     labelNames: ['endpoint_id', 'reason'] as const,
     registers: [registry],
   });
+  // Endpoints come and go (a merchant may create and delete them in a loop): the series of the ones that
+  // failed least recently are dropped beyond MAX_FAILING_ENDPOINT_SERIES, so memory stays bounded.
+  const failingEndpoints = recentlyFailing((endpointId, reasons) => {
+    for (const reason of reasons) deliveryFailures.remove(endpointId, reason);
+  });
   const deliveries = new Counter({
     name: 'checkout_webhook_delivery_attempts_total',
     help: 'Webhook delivery attempts by result (succeeded, failed).',
@@ -150,7 +155,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
       const result = r.succeeded ? 'succeeded' : 'failed';
       attemptSeries[result].inc();
       if (r.lagMs !== undefined) lagSeries[result][r.attemptCount === 0 ? 0 : 1]!.observe(Math.max(0, r.lagMs) / 1000);
-      if (!r.succeeded) deliveryFailures.labels(r.endpointId, r.statusCode === null ? 'no_answer' : STATUS_CLASSES[statusClassIndex(r.statusCode)]!).inc();
+      if (!r.succeeded) {
+        const reason = r.statusCode === null ? 'no_answer' : STATUS_CLASSES[statusClassIndex(r.statusCode)]!;
+        deliveryFailures.labels(r.endpointId, reason).inc();
+        failingEndpoints.touch(r.endpointId, reason);
+      }
     },
 
     httpRoute(kind: HttpKind, route: string): HttpRequestRecorder {
@@ -181,6 +190,26 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
         }
         series.observe(seconds);
       };
+    },
+  };
+}
+
+/** At most this many endpoints keep a failure series; the least recently failing lose theirs first. */
+export const MAX_FAILING_ENDPOINT_SERIES = 500;
+
+/** Endpoints in the order they last failed, with their reasons; `drop` is told of each evicted one. */
+function recentlyFailing(drop: (endpointId: string, reasons: readonly string[]) => void, max = MAX_FAILING_ENDPOINT_SERIES) {
+  const order = new Map<string, Set<string>>();
+  return {
+    touch(endpointId: string, reason: string) {
+      const reasons = order.get(endpointId) ?? new Set<string>();
+      order.delete(endpointId); // re-inserted last: a Map keeps insertion order
+      order.set(endpointId, reasons.add(reason));
+      while (order.size > max) {
+        const [oldest, oldReasons] = order.entries().next().value as [string, Set<string>];
+        order.delete(oldest);
+        drop(oldest, [...oldReasons]);
+      }
     },
   };
 }

@@ -151,6 +151,8 @@ export function toConnectError(err: unknown, onInternal: (err: unknown) => void)
     return connectError(`${err.message} Another request changed it at the same time; retry (with the same Idempotency-Key).`, APPLICATION_ERRORS['conflict.concurrent_change']);
   }
   if (err instanceof ServiceUnavailableError) {
+    // The caller is told to retry; the operator needs the cause (a database or broker that went away).
+    onInternal(err);
     return connectError('The service is temporarily unavailable; retry the request (with the same Idempotency-Key).', {
       code: Code.Unavailable,
       type: 'api_error',

@@ -80,17 +80,47 @@ export function parseCard(input: CardInput, now: Date): Card {
   return { number, expMonth: input.expMonth, expYear, cvc: input.cvc, name, brand, last4: number.slice(-4) };
 }
 
-/** A run of 13 to 19 digits, single spaces or dashes allowed between them: what may be a card number. */
-const POSSIBLE_PAN = /\d(?:[ -]?\d){12,18}/g;
+/** A run of digits, single spaces or dashes allowed between them: where a card number may hide. */
+const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
 
 /**
- * Text with every card number in it cut to its last four digits ("••••4242"): a run of 13 to 19
- * digits that passes the Luhn check. For anything that echoes what a caller sent (an error message,
- * a parameter's name): a number sent where an id belongs must not come back whole.
+ * Text with every card number in it cut to its last four digits ("••••4242"): 13 to 19 digits that
+ * pass the Luhn check, also inside a longer run of digits ("4242… 987", a number and its expiry and
+ * CVC typed together). For anything that echoes what a caller sent (an error message, a parameter's
+ * name): a number sent where an id belongs must not come back whole.
  */
 export function maskCardNumbers(text: string): string {
-  return text.replace(POSSIBLE_PAN, (run) => {
-    const digits = run.replace(/[ -]/g, '');
-    return luhnValid(digits) ? `••••${digits.slice(-4)}` : run;
+  return text.replace(DIGIT_RUN, (run) => {
+    // Positions of the digits in the run, so that a number found among them is cut in place.
+    const at: number[] = [];
+    for (let i = 0; i < run.length; i++) if (run[i] !== ' ' && run[i] !== '-') at.push(i);
+    if (at.length < 13) return run;
+    const digits = at.map((i) => run[i]).join('');
+    const hidden = new Array<boolean>(digits.length).fill(false);
+    // Longest first, so that a whole number is found before a shorter Luhn-valid part of it.
+    for (let start = 0; start + 13 <= digits.length; start++) {
+      for (let length = Math.min(19, digits.length - start); length >= 13; length--) {
+        if (luhnValid(digits.slice(start, start + length))) {
+          for (let k = start; k < start + length - 4; k++) hidden[k] = true;
+          break;
+        }
+      }
+    }
+    if (!hidden.includes(true)) return run;
+    let out = '';
+    let d = 0;
+    for (let i = 0; i < run.length; i++) {
+      if (run[i] === ' ' || run[i] === '-') {
+        if (!(d > 0 && hidden[d - 1])) out += run[i];
+        continue;
+      }
+      if (hidden[d]) {
+        if (d === 0 || !hidden[d - 1]) out += '••••';
+      } else {
+        out += run[i];
+      }
+      d += 1;
+    }
+    return out;
   });
 }

@@ -18,6 +18,9 @@ interface PendingEnqueue {
   readonly reject: (err: unknown) => void;
 }
 
+/** What tells two enqueues of the same event apart from a forged copy: id, merchant, mode and type. */
+const keyOf = ({ event }: PendingEnqueue) => JSON.stringify([event.id, event.merchantId, event.livemode, event.type]);
+
 /** The delivery queue on Postgres: leases by next_attempt_at, fairness by a per-endpoint cap. */
 export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
   readonly #knex: Knex;
@@ -48,22 +51,32 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
     if (batch.length === 0) return;
     try {
       const answers = await translateErrors(() => this.#enqueueMany(batch));
-      for (const item of batch) item.resolve(answers.get(item.event.id) ?? { known: false, queued: 0 });
+      for (const item of batch) item.resolve(answers.get(keyOf(item)) ?? { known: false, queued: 0 });
     } catch (err) {
-      for (const item of batch) item.reject(err);
+      if (batch.length === 1) return batch[0]!.reject(err);
+      // One bad message (a forged id Postgres cannot take, say) must not hold up the others: each alone.
+      await Promise.all(
+        batch.map((item) =>
+          translateErrors(() => this.#enqueueMany([item])).then(
+            (answers) => item.resolve(answers.get(keyOf(item)) ?? { known: false, queued: 0 }),
+            item.reject,
+          ),
+        ),
+      );
     }
   }
 
   async #enqueueMany(batch: readonly PendingEnqueue[]): Promise<Map<string, { known: boolean; queued: number }>> {
     // A redelivered event may be in the batch twice: it is queued once, and both callers get its answer.
-    const unique = [...new Map(batch.map((item) => [item.event.id, item])).values()];
+    // Copies that differ in merchant, mode or type (a forged one) are kept apart: each gets its own answer.
+    const unique = [...new Map(batch.map((item) => [keyOf(item), item])).values()];
     // One JSON parameter: knex would spread an array bound to a placeholder into a list.
     const input = JSON.stringify(
-      unique.map(({ event, body, now }) => ({ id: event.id, merchant_id: event.merchantId, livemode: event.livemode, type: event.type, body, queued_at: now.toISOString() })),
+      unique.map((item) => ({ k: keyOf(item), id: item.event.id, merchant_id: item.event.merchantId, livemode: item.event.livemode, type: item.event.type, body: item.body, queued_at: item.now.toISOString() })),
     );
     const result = await this.#knex.raw(
       `WITH input AS (
-         SELECT * FROM json_to_recordset(?::json) AS i(id text, merchant_id text, livemode boolean, type text, body text, queued_at timestamptz)
+         SELECT * FROM json_to_recordset(?::json) AS i(k text, id text, merchant_id text, livemode boolean, type text, body text, queued_at timestamptz)
        ), known AS (
          SELECT i.* FROM input i
          JOIN events ev ON ev.id = i.id AND ev.merchant_id = i.merchant_id AND ev.livemode = i.livemode AND ev.type = i.type
@@ -76,11 +89,12 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
          ON CONFLICT (event_id, endpoint_id) DO NOTHING
          RETURNING event_id
        )
-       SELECT i.id, EXISTS (SELECT 1 FROM known k WHERE k.id = i.id) AS known, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS queued
+       SELECT i.k, EXISTS (SELECT 1 FROM known k WHERE k.k = i.k) AS known,
+              CASE WHEN EXISTS (SELECT 1 FROM known k WHERE k.k = i.k) THEN (SELECT count(*) FROM queued q WHERE q.event_id = i.id) ELSE 0 END::int AS queued
        FROM input i`,
       [input],
     );
-    return new Map((result.rows as { id: string; known: boolean; queued: number }[]).map((row) => [row.id, { known: row.known, queued: row.queued }]));
+    return new Map((result.rows as { k: string; known: boolean; queued: number }[]).map((row) => [row.k, { known: row.known, queued: row.queued }]));
   }
 
   async claimDue(options: {
