@@ -38,6 +38,10 @@ export const KEY_CACHE_MS = 5000;
 const FIRST_SANDBOX_LOCK = 0x636b6f31;
 
 /** Merchants, their credentials and sandbox test cards on Postgres. */
+/** Test cards found, by merchant and card-number hash (never the number): at most this many, then started afresh. */
+const TEST_CARD_CACHE_SIZE = 10_000;
+const testCardCache = new Map<string, TestCardBehaviour>();
+
 export class PostgresMerchantRepository implements MerchantRepository, ApiKeyResolver, TestCardDirectory {
   readonly #knex: Knex;
 
@@ -125,7 +129,15 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
   }
 
   async behaviourOf(merchantId: string, cardNumber: string): Promise<TestCardBehaviour | undefined> {
+    // A sandbox's test cards are written with it and never change: a card found once is kept (by hash).
+    const key = `${merchantId}:${hashCardNumber(cardNumber)}`;
+    const known = testCardCache.get(key);
+    if (known) return known;
     const row = await translateErrors(() => this.#knex('test_cards').where({ merchant_id: merchantId, number_hash: hashCardNumber(cardNumber) }).first('behaviour'));
+    if (row) {
+      if (testCardCache.size >= TEST_CARD_CACHE_SIZE) testCardCache.clear();
+      testCardCache.set(key, row.behaviour);
+    }
     return row?.behaviour;
   }
 
