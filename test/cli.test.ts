@@ -475,10 +475,12 @@ function bindable(port: number): Promise<boolean> {
 }
 
 describe('npm wiring', () => {
-  it('npm start execs `node bin/checkout.ts serve`, and the package exposes the checkout bin', () => {
+  it('npm start execs `node --max-semi-space-size=8 bin/checkout.ts serve`, as the Dockerfile does, and the package exposes the checkout bin', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
     // exec: the script's shell becomes the service, so the SIGTERM npm forwards to its child reaches it.
-    expect(pkg.scripts.start).toBe('exec node bin/checkout.ts serve');
+    expect(pkg.scripts.start).toBe('exec node --max-semi-space-size=8 bin/checkout.ts serve');
+    // The image starts the service with the same flags (docs/deploy.md: memory).
+    expect(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8')).toContain('CMD ["node", "--max-semi-space-size=8", "bin/checkout.ts", "serve"]');
     expect(pkg.bin.checkout).toBe('bin/checkout.ts');
     expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
