@@ -1,3 +1,4 @@
+import { ServiceUnavailableError } from '../ports/shared/errors.ts';
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -22,6 +23,9 @@ import { loadKeyRing } from './vault-keys.ts';
 import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
 
 /** A running service: the gateway and, unless configured otherwise, every worker. */
+/** How a fault the core logs is named: an unreachable store is told apart from a bug of ours. */
+const faultName = (err: unknown) => (err instanceof ServiceUnavailableError ? 'a store is unavailable' : 'internal error');
+
 export interface RunningService {
   readonly app: FastifyInstance;
   readonly core: Core;
@@ -83,7 +87,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     keyRing,
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
-    onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err),
+    onInternalError: (err, requestId) => log.error(`${faultName(err)}${requestId ? ` (request ${requestId})` : ''}`, err),
     metrics,
     eventFeed: new NatsEventFeed(() => events.current(), config.natsSubjectPrefix, installationId),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
@@ -174,7 +178,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     keyRing: loadKeyRing(config, log),
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
-    onInternalError: (err, requestId) => log.error(requestId ? `internal error (request ${requestId})` : 'internal error', err),
+    onInternalError: (err, requestId) => log.error(`${faultName(err)}${requestId ? ` (request ${requestId})` : ''}`, err),
     velocity: config.cardVelocity,
     payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc,
     metrics,
