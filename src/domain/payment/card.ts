@@ -97,14 +97,29 @@ export function maskCardNumbers(text: string): string {
     if (at.length < 13) return run;
     const digits = at.map((i) => run[i]).join('');
     const hidden = new Array<boolean>(digits.length).fill(false);
-    // Longest first, so that a whole number is found before a shorter Luhn-valid part of it.
-    for (let start = 0; start + 13 <= digits.length; start++) {
-      for (let length = Math.min(19, digits.length - start); length >= 13; length--) {
-        if (luhnValid(digits.slice(start, start + length))) {
-          for (let k = start; k < start + length - 4; k++) hidden[k] = true;
-          break;
-        }
-      }
+    // Where a number may start or end: at the edges of the groups the separators make ("4242… 987" is
+    // a 16 and a 3), and, in a group of more than 19 digits, also 13 to 19 digits from either of its
+    // edges ("…4242" glued to "1229"). A group of 13 to 19 digits that fails the check is kept whole:
+    // it is a number of that length, not a card number with digits around it.
+    const edges = new Set<number>([0, digits.length]);
+    let count = 0;
+    for (let i = 0; i < run.length; i++) {
+      if (run[i] === ' ' || run[i] === '-') edges.add(count);
+      else count += 1;
+    }
+    const sorted = [...edges].sort((a, b) => a - b);
+    const windows: Array<[number, number]> = [];
+    for (const start of sorted) for (const end of sorted) if (end - start >= 13 && end - start <= 19) windows.push([start, end]);
+    for (let g = 0; g + 1 < sorted.length; g++) {
+      const [from, to] = [sorted[g]!, sorted[g + 1]!];
+      if (to - from <= 19) continue;
+      for (let length = 19; length >= 13; length--) windows.push([from, from + length], [to - length, to]);
+    }
+    // Longest first, so that a whole number is found before a shorter valid part of it.
+    windows.sort((a, b) => b[1] - b[0] - (a[1] - a[0]));
+    for (const [start, end] of windows) {
+      if (hidden[start] || !luhnValid(digits.slice(start, end))) continue;
+      for (let k = start; k < end - 4; k++) hidden[k] = true;
     }
     if (!hidden.includes(true)) return run;
     let out = '';
