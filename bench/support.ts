@@ -126,7 +126,8 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
 export async function startWorker(env: Record<string, string>, names: string): Promise<Server> {
   const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'worker', '--only', names], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // At info: its start line ("Workers running") is what tells that it runs.
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
