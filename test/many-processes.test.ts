@@ -14,10 +14,10 @@
  * one process; this file runs every role twice in processes of their own.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connect, type JetStreamManager } from 'nats';
+import { connect } from 'nats';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
+import { readStream, startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
 import { createSandboxWithCli, runCheckout, socketOwner, spawnServe, spawnWorker, type CheckoutProcess } from './support/processes.ts';
 import { api, createEndpoint, pool, Receiver, serviceEnv } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -48,17 +48,6 @@ function cutoffAfter(afterMs: number): { hhmm: string; at: Date } {
   return { hhmm: at.toISOString().slice(11, 16), at };
 }
 
-async function readStream(jsm: JetStreamManager, name: string): Promise<{ messages: number; msgIds: string[] }> {
-  const { state } = await jsm.streams.info(name);
-  const msgIds: string[] = [];
-  for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 50) {
-    const chunk = await Promise.all(
-      Array.from({ length: Math.min(50, state.last_seq - seq + 1) }, (_, i) => jsm.streams.getMessage(name, { seq: seq + i }).then((m) => m.header?.get('Nats-Msg-Id') ?? '')),
-    );
-    msgIds.push(...chunk);
-  }
-  return { messages: state.messages, msgIds };
-}
 
 interface Connz {
   connections: { name?: string; in_msgs: number; out_msgs: number }[];

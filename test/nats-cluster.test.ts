@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { startOwnNatsCluster, type OwnNatsCluster } from './support/nats-server.ts';
+import { readStream, startOwnNatsCluster, type OwnNatsCluster } from './support/nats-server.ts';
 import { createEndpoint, createOrder, payOrder, pool, Receiver, startHarness, type Harness } from './support/webhooks.ts';
 import { sleep, waitFor } from './support/wait.ts';
 
@@ -35,17 +35,6 @@ async function survivors(): Promise<{ nc: NatsConnection; jsm: JetStreamManager 
   return { nc, jsm };
 }
 
-async function readStream(jsm: JetStreamManager, name: string): Promise<{ messages: number; msgIds: string[] }> {
-  const { state } = await jsm.streams.info(name);
-  const msgIds: string[] = [];
-  for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 50) {
-    const chunk = await Promise.all(
-      Array.from({ length: Math.min(50, state.last_seq - seq + 1) }, (_, i) => jsm.streams.getMessage(name, { seq: seq + i }).then((m) => m.header?.get('Nats-Msg-Id') ?? '')),
-    );
-    msgIds.push(...chunk);
-  }
-  return { messages: state.messages, msgIds };
-}
 
 describe('a three-node JetStream cluster', () => {
   test('the stream has three replicas; its leader killed under load: every committed event is in JetStream once and delivered', async () => {

@@ -1,3 +1,4 @@
+import type { JetStreamManager } from 'nats';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -184,4 +185,17 @@ export async function startOwnNatsCluster(size = 3, binary = NATS_SERVER_BIN): P
     throw err;
   }
   return cluster;
+}
+
+/** A stream's message count and every message's Nats-Msg-Id (the event id), read 50 at a time. */
+export async function readStream(jsm: JetStreamManager, name: string): Promise<{ messages: number; msgIds: string[] }> {
+  const { state } = await jsm.streams.info(name);
+  const msgIds: string[] = [];
+  for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 50) {
+    const chunk = await Promise.all(
+      Array.from({ length: Math.min(50, state.last_seq - seq + 1) }, (_, i) => jsm.streams.getMessage(name, { seq: seq + i }).then((m) => m.header?.get('Nats-Msg-Id') ?? '')),
+    );
+    msgIds.push(...chunk);
+  }
+  return { messages: state.messages, msgIds };
 }
