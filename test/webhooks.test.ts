@@ -876,7 +876,11 @@ describe('endpoint management', () => {
       await paidOrder(shop.test_secret_key);
       await waitFor(`delivery ${i + 1}`, () => r.requests.length, (n) => n === i + 1);
     }
-    const perDelivery = (asked() - mark - idlePerMs * (performance.now() - from)) / deliveries;
+    // Idle polling is taken off at its rate when nothing stretches the sleeps (a claim and a next due time
+    // per 250 ms), or at the measured rate if higher: a busy machine, where sleeps stretch and the idle
+    // measurement reads low, does not charge the deliveries for polls the loop would make anyway.
+    const pollingPerMs = Math.max(idlePerMs, 2 / 250);
+    const perDelivery = (asked() - mark - pollingPerMs * (performance.now() - from)) / deliveries;
     console.info(`[dispatcher load] queue calls per delivery beyond idle polling: ${perDelivery.toFixed(2)} (idle ${(idlePerMs * 1000).toFixed(1)}/s)`);
     // Before: claim (1 found), claim again (0), next due, then on the success claim (0) and next due again: 5.
     expect(perDelivery).toBeLessThan(3.5);

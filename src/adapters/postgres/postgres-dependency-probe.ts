@@ -16,15 +16,25 @@ export class PostgresDependencyProbe implements DependencyProbe {
     this.#timeoutMs = timeoutMs;
   }
 
-  async probe(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: this.#timeoutMs, query_timeout: this.#timeoutMs });
-    // A connection that dies after the answer must not surface as an unhandled 'error'.
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
+  probe(): Promise<void> {
+    return onOwnConnection(this.#url, this.#timeoutMs, async (client) => {
       await client.query('select 1');
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    });
+  }
+}
+
+/**
+ * Runs `work` on a connection of its own, opened and closed for it, each step bounded by `timeoutMs`:
+ * what the probes share (a full pool is not an outage).
+ */
+export async function onOwnConnection(url: string, timeoutMs: number, work: (client: pg.Client) => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  // A connection that dies after the answer must not surface as an unhandled 'error'.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }

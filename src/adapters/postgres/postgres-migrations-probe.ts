@@ -1,6 +1,6 @@
-import pg from 'pg';
 import type { DependencyProbe } from '../../ports/health/dependency-probe.port.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { onOwnConnection } from './postgres-dependency-probe.ts';
 
 /** The knex migrations table (as in database.ts). */
 const MIGRATIONS_TABLE = 'knex_migrations';
@@ -22,17 +22,12 @@ export class PostgresMigrationsProbe implements DependencyProbe {
     this.#timeoutMs = timeoutMs;
   }
 
-  async probe(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: this.#timeoutMs, query_timeout: this.#timeoutMs });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
+  probe(): Promise<void> {
+    return onOwnConnection(this.#url, this.#timeoutMs, async (client) => {
       const table = await client.query<{ present: boolean }>('select to_regclass($1) is not null as present', [MIGRATIONS_TABLE]);
       if (!table.rows[0]?.present) throw new Error('no migrations applied (run `checkout migrate`)');
       const latest = await client.query(`select 1 from ${MIGRATIONS_TABLE} where name = $1`, [this.#latest]);
       if (latest.rowCount === 0) throw new Error(`migration ${this.#latest} not applied (run \`checkout migrate\`)`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    });
   }
 }
