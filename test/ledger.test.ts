@@ -1,5 +1,6 @@
 // The ledger's foundations on the real Postgres: the database keeps it append-only and balanced,
 // every capture posts its gross, fees and net once, and `checkout ledger verify` names a broken invariant.
+import type { Knex } from 'knex';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,43 @@ describe('the database keeps the ledger', () => {
     await expect(attempt).rejects.toThrow(/at least two|does not balance/);
     expect(await svc.db.knex('ledger_transactions').where({ id: txId })).toHaveLength(0);
     expect(await svc.db.knex('ledger_entries').where({ transaction_id: txId })).toHaveLength(0);
+  });
+
+  it("keeps an account's balance in shards, so two open transactions of one merchant post to the same accounts without waiting on each other", async () => {
+    const post = async (trx: Knex.Transaction, txId: string) => {
+      await trx('ledger_transactions').insert({ id: txId, kind: 'capture', merchant_id: shop.merchant_id, livemode: false, created_at: new Date() });
+      await trx('ledger_entries').insert(
+        [['acquirer_clearing', 100], ['merchant_pending', -100]].map(([account, amount]) => ({
+          transaction_id: txId, merchant_id: shop.merchant_id, livemode: false, account, currency: 'EUR', amount, purpose: 'gross', created_at: new Date(),
+        })),
+      );
+    };
+    const txidOf = async (trx: Knex.Transaction) => Number((await trx.raw('SELECT txid_current() AS id')).rows[0].id);
+    const before = await balances();
+    const first = await svc.db.knex.transaction();
+    let second = await svc.db.knex.transaction();
+    try {
+      const firstShard = (await txidOf(first)) % 16;
+      await post(first, 'ltx_test_shard_a');
+      // The second transaction's id must pick another shard; ids are handed out in turn, so the next one does.
+      while ((await txidOf(second)) % 16 === firstShard) {
+        await second.rollback();
+        second = await svc.db.knex.transaction();
+      }
+      // With one balance row per account this insert waits for `first` to end: the lock timeout makes that a failure.
+      await second.raw("SET LOCAL lock_timeout = '10s'");
+      await post(second, 'ltx_test_shard_b');
+      await second.commit();
+      await first.commit();
+    } finally {
+      if (!second.isCompleted()) await second.rollback();
+      if (!first.isCompleted()) await first.rollback();
+    }
+    const after = await balances();
+    expect((after['acquirer_clearing EUR'] ?? 0) - (before['acquirer_clearing EUR'] ?? 0)).toBe(200);
+    expect((after['merchant_pending EUR'] ?? 0) - (before['merchant_pending EUR'] ?? 0)).toBe(-200);
+    const shards = await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, livemode: false, account: 'acquirer_clearing', currency: 'EUR' });
+    expect(shards.length).toBeGreaterThanOrEqual(2);
   });
 
   it('refuses balanced entries added later to a transaction already posted: a posted transaction is sealed', async () => {
@@ -186,12 +224,14 @@ describe('checkout ledger verify', () => {
     expect(ok, ok.stderr).toMatchObject({ code: 0, stdout: 'ledger: every invariant holds\n' });
 
     // Balances are derived data the database lets us touch: skew one and verify must name it.
+    // (A balance is held in shards: one shard's row is skewed and put back.)
     const row = await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, account: 'fees_earned', currency: 'EUR' }).first();
-    await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, account: 'fees_earned', currency: 'EUR' }).update({ balance: BigInt(row.balance) + 1n });
+    const shard = { merchant_id: shop.merchant_id, livemode: row.livemode, account: 'fees_earned', currency: 'EUR', shard: row.shard };
+    await svc.db.knex('ledger_balances').where(shard).update({ balance: BigInt(row.balance) + 1n });
     const broken = await verifyCli();
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/ledger invariant broken: every account balance equals the sum of its entries: .*fees_earned EUR/);
-    await svc.db.knex('ledger_balances').where({ merchant_id: shop.merchant_id, account: 'fees_earned', currency: 'EUR' }).update({ balance: row.balance });
+    await svc.db.knex('ledger_balances').where(shard).update({ balance: row.balance });
 
     // A captured payment without its capture transaction.
     const payment = await svc.db.knex('payments').where({ order_id: id }).first();

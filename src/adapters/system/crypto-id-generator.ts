@@ -1,16 +1,27 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+// Random bytes are drawn 4 KiB at a time and handed out in order, each byte once: one call into the
+// CSPRNG per ~150 ids instead of one per id (it was 3% of the server's CPU creating orders).
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 /** n characters drawn uniformly from [0-9A-Za-z] (rejection sampling, so no modulo bias). */
 export function randomBase62(n: number): string {
   let out = '';
   while (out.length < n) {
-    for (const byte of randomBytes(n + 8)) {
-      if (byte < 248) out += ALPHABET[byte % 62];
-      if (out.length === n) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }

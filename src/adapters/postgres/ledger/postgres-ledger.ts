@@ -94,7 +94,7 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string; bindings?: Record<s
     name: 'every account balance equals the sum of its entries',
     sql: `SELECT coalesce(b.merchant_id, s.merchant_id) || ' ' || coalesce(b.account, s.account) || ' ' || coalesce(b.currency, s.currency)
                  || ': balance ' || coalesce(b.balance, 0) || ', entries ' || coalesce(s.total, 0) AS detail
-          FROM ledger_balances b
+          FROM ledger_account_balances b
           FULL JOIN (SELECT merchant_id, livemode, account, currency, sum(amount) AS total FROM ledger_entries GROUP BY 1, 2, 3, 4) s
             USING (merchant_id, livemode, account, currency)
           WHERE coalesce(b.balance, 0) <> coalesce(s.total, 0) LIMIT 1`,
@@ -214,7 +214,7 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string; bindings?: Record<s
   {
     name: 'no merchant balance is spent twice: the available balance is exactly what is not yet paid out',
     sql: `WITH unpaid AS (SELECT merchant_id, livemode, currency, sum(net) AS owed FROM (${UNPAID}) u GROUP BY 1, 2, 3),
-               available AS (SELECT merchant_id, livemode, currency, -balance AS owed FROM ledger_balances WHERE account = 'merchant_available')
+               available AS (SELECT merchant_id, livemode, currency, -balance AS owed FROM ledger_account_balances WHERE account = 'merchant_available')
           SELECT coalesce(a.merchant_id, u.merchant_id) || ' ' || coalesce(a.currency, u.currency) || ': available ' || coalesce(a.owed, 0) || ', not yet paid out ' || coalesce(u.owed, 0) AS detail
           FROM available a FULL JOIN unpaid u USING (merchant_id, livemode, currency)
           WHERE coalesce(a.owed, 0) <> coalesce(u.owed, 0)
@@ -254,7 +254,7 @@ const INVARIANTS: ReadonlyArray<{ name: string; sql: string; bindings?: Record<s
     name: 'the dispute reserve of each merchant holds exactly its open disputes',
     sql: `SELECT coalesce(b.merchant_id, s.merchant_id) || ' ' || coalesce(b.currency, s.currency) || ': dispute_reserve ' || coalesce(b.balance, 0)
                  || ', open disputes ' || coalesce(s.held, 0) AS detail
-          FROM (SELECT merchant_id, livemode, currency, balance FROM ledger_balances WHERE account = 'dispute_reserve') b
+          FROM (SELECT merchant_id, livemode, currency, balance FROM ledger_account_balances WHERE account = 'dispute_reserve') b
           FULL JOIN (SELECT merchant_id, livemode, withdrawn_currency AS currency, -sum(withdrawn_amount) AS held
                      FROM disputes WHERE status IN ('needs_response', 'under_review') GROUP BY 1, 2, 3) s
             USING (merchant_id, livemode, currency)
@@ -272,7 +272,7 @@ export class PostgresLedgerAudit implements LedgerAudit {
 
   async balances(merchantId: string, livemode: boolean): Promise<AccountBalance[]> {
     const rows = await translateErrors(() =>
-      this.#knex('ledger_balances').where({ merchant_id: merchantId, livemode }).orderBy(['account', 'currency']).select<{ account: string; currency: string; balance: string }[]>('account', 'currency', 'balance'),
+      this.#knex('ledger_account_balances').where({ merchant_id: merchantId, livemode }).orderBy(['account', 'currency']).select<{ account: string; currency: string; balance: string }[]>('account', 'currency', 'balance'),
     );
     return rows.map((row) => ({ account: row.account as LedgerAccount, currency: row.currency, balance: BigInt(row.balance) }));
   }

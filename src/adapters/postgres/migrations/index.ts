@@ -20,6 +20,7 @@ import * as customersVault from './018-customers-vault.ts';
 import * as subscriptions from './019-subscriptions.ts';
 import * as eventOrder from './020-event-order.ts';
 import * as clientSecrets from './021-client-secrets.ts';
+import * as ledgerBalanceShards from './022-ledger-balance-shards.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -44,6 +45,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['019-subscriptions', subscriptions],
   ['020-event-order', eventOrder],
   ['021-client-secrets', clientSecrets],
+  ['022-ledger-balance-shards', ledgerBalanceShards],
 ];
 
 /**
