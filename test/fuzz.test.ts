@@ -109,7 +109,7 @@ const CONNECT_CODES = ['canceled', 'unknown', 'invalid_argument', 'deadline_exce
 
 /** Row count and newest row version of every table: any insert, update or delete changes it. */
 async function snapshot(): Promise<string> {
-  const tables = (await svc.db.knex.raw<{ rows: { table_name: string }[] }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)).rows.map((r) => r.table_name);
+  const tables = (await svc.db.knex.raw<{ rows: { table_name: string }[] }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`)).rows.map((r) => r.table_name);
   const sql = tables.map((t) => `SELECT '${t}' AS t, count(*) AS n, coalesce(max(xmin::text::bigint), 0) AS x FROM "${t}"`).join(' UNION ALL ');
   return JSON.stringify((await svc.db.knex.raw(sql)).rows);
 }

@@ -37,26 +37,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
     const result = await translateErrors(() =>
       this.#knex.transaction((trx) =>
         work(
-          {
-            orders: new PostgresOrderRepository(trx),
-            payments: new PostgresPaymentRepository(trx),
-            refunds: new PostgresRefundRepository(trx),
-            payouts: new PostgresPayoutRepository(trx),
-            captures: new PostgresCaptureRequests(trx),
-            subscriptions: new PostgresSubscriptionRepository(trx),
-            testClocks: new PostgresTestClockRepository(trx),
-            disputes: new PostgresDisputeRepository(trx),
-            evidence: new PostgresEvidenceRepository(trx),
-            links: new PostgresPaymentLinkRepository(trx),
-            customers: new PostgresCustomerRepository(trx),
-            vault: new PostgresCardVault(trx),
-            merchants: new PostgresMerchantRepository(trx),
-            endpoints: new PostgresWebhookEndpointRepository(trx),
-            deliveries: new PostgresWebhookDeliveryQueue(trx),
-            requests: new PostgresRequestLedger(trx),
-            ledger: new PostgresLedgerJournal(trx),
-            outbox: new PostgresEventOutbox(trx),
-          },
+          scopeOn(trx),
           (task) => tasks.push(task),
         ),
       ),
@@ -65,4 +46,32 @@ export class PostgresUnitOfWork implements UnitOfWork {
     await Promise.all(tasks.map((task) => task()));
     return result;
   }
+
+  runAlone<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T> {
+    return translateErrors(() => work(scopeOn(this.#knex)));
+  }
+}
+
+/** The repositories on one transaction (or, for runAlone, on the pool: each statement on its own). */
+function scopeOn(db: Knex | Knex.Transaction): TransactionScope {
+  return {
+    orders: new PostgresOrderRepository(db),
+    payments: new PostgresPaymentRepository(db),
+    refunds: new PostgresRefundRepository(db),
+    payouts: new PostgresPayoutRepository(db),
+    captures: new PostgresCaptureRequests(db),
+    subscriptions: new PostgresSubscriptionRepository(db),
+    testClocks: new PostgresTestClockRepository(db),
+    disputes: new PostgresDisputeRepository(db),
+    evidence: new PostgresEvidenceRepository(db),
+    links: new PostgresPaymentLinkRepository(db),
+    customers: new PostgresCustomerRepository(db),
+    vault: new PostgresCardVault(db),
+    merchants: new PostgresMerchantRepository(db),
+    endpoints: new PostgresWebhookEndpointRepository(db),
+    deliveries: new PostgresWebhookDeliveryQueue(db),
+    requests: new PostgresRequestLedger(db),
+    ledger: new PostgresLedgerJournal(db),
+    outbox: new PostgresEventOutbox(db),
+  };
 }

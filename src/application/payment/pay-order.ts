@@ -133,7 +133,9 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
     const locked = await tx.orders.lock(command.orderId);
     if (!locked) throw new ApplicationError('checkout.not_found', 'No such checkout.');
     command.authorize(locked);
-    if (await tx.payments.findBySubmission(locked.id, command.submissionId)) return { replay: true as const, order: locked };
+    // Read once: the repeat check, the abandoned attempts and the submission rules below all use it.
+    const payments = await tx.payments.listForOrder(locked.id);
+    if (payments.some((r) => r.payment.submissionId === command.submissionId)) return { replay: true as const, order: locked };
     const order = await kit.expireIfDue(tx, locked, release);
     if (order.status === 'expired') return { expired: true as const, order };
     const now = deps.clock.now();
@@ -142,7 +144,6 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
     if (!merchant.paymentMethods.includes(command.instrument.method)) {
       throw new DomainError('checkout.method_unavailable', `Payment by ${command.instrument.method} is not switched on for this merchant.`);
     }
-    const payments = await tx.payments.listForOrder(order.id);
     for (const record of payments) {
       for (const stale of record.attempts.filter((a) => a.status === 'processing' && !isInFlight(a, now))) {
         // Left behind by a process that died mid-payment: without this the order could never be paid.
@@ -261,7 +262,8 @@ export type Capture = (change: PaymentChange, processor: PaymentProcessor, proce
 export function createCapture(kit: PaymentKit): Capture {
   return async (change, processor, processorRef, authentication, captureMethod) => {
     const authorized = recordAuthorization(change, processorRef, kit.deps.clock.now());
-    await kit.deps.uow.run((tx) => tx.payments.recordAuthorization(authorized));
+    // One statement: it needs no transaction around it.
+    await kit.deps.uow.runAlone((tx) => tx.payments.recordAuthorization(authorized));
     if (captureMethod === 'manual') {
       const settled = await kit.finishAuthorization(authorized, authentication);
       return outcomeOf(settled, { leg: { ...authorized.leg, status: settled.reversed ? 'reversal_pending' : 'authorized' } });

@@ -59,4 +59,10 @@ export type AfterCommit = (task: () => Promise<void>) => void;
 /** Runs work in one database transaction: all of it commits, or none; its after-commit tasks run once it has. */
 export interface UnitOfWork {
   run<T>(work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<T>): Promise<T>;
+  /**
+   * Runs one repository call that is atomic on its own (a single statement, as each PaymentRepository
+   * change is) without a transaction around it: no BEGIN and COMMIT, two round trips fewer. Anything
+   * that makes two calls, or reads then writes, belongs in run().
+   */
+  runAlone<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T>;
 }

@@ -12,9 +12,13 @@ export class PostgresLedgerJournal implements LedgerJournal {
     this.#db = db;
   }
 
+  /**
+   * The transaction and its entries in one statement (atomic on its own): the entries are inserted only
+   * when the transaction's id was free, in the order given, and the answer says whether it was.
+   */
   async post(transaction: LedgerTransaction): Promise<boolean> {
     return translateErrors(async () => {
-      const claimed = await this.#db('ledger_transactions')
+      const claim = this.#db('ledger_transactions')
         .insert({
           id: transaction.id,
           kind: transaction.kind,
@@ -30,23 +34,31 @@ export class PostgresLedgerJournal implements LedgerJournal {
         })
         .onConflict('id')
         .ignore()
-        .returning('id');
-      if (claimed.length === 0) return false;
-      await this.#db('ledger_entries').insert(
-        transaction.entries.map((entry) => ({
-          transaction_id: transaction.id,
-          merchant_id: transaction.merchantId,
-          livemode: transaction.livemode,
-          account: entry.account,
-          currency: entry.currency,
-          amount: entry.amount.toString(),
-          purpose: entry.purpose,
-          order_id: transaction.orderId,
-          reference: transaction.reference,
-          created_at: transaction.createdAt,
-        })),
+        .returning('id')
+        .toSQL();
+      const { entries } = transaction;
+      const result = await this.#db.raw<{ rows: { claimed: number }[] }>(
+        `WITH t AS (${claim.sql}),
+              e AS (INSERT INTO ledger_entries (transaction_id, merchant_id, livemode, account, currency, amount, purpose, order_id, reference, created_at)
+                    SELECT t.id, ?::text, ?::boolean, v.account, v.currency, v.amount, v.purpose, ?::text, ?::text, ?::timestamptz
+                    FROM t, unnest(?::text[], ?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS v(account, currency, amount, purpose, n)
+                    ORDER BY v.n
+                    RETURNING 1)
+         SELECT (SELECT count(*) FROM t)::int AS claimed`,
+        [
+          ...claim.bindings,
+          transaction.merchantId,
+          transaction.livemode,
+          transaction.orderId,
+          transaction.reference,
+          transaction.createdAt,
+          entries.map((e) => e.account),
+          entries.map((e) => e.currency),
+          entries.map((e) => e.amount.toString()),
+          entries.map((e) => e.purpose),
+        ] as Knex.RawBinding[],
       );
-      return true;
+      return result.rows[0]!.claimed === 1;
     });
   }
 

@@ -140,6 +140,32 @@ function rowToAttempt(r: AttemptRow): PaymentAttempt {
   };
 }
 
+const PAYMENT_COLUMNS = [
+  'id', 'order_id', 'merchant_id', 'livemode', 'method', 'amount', 'currency', 'status', 'submission_id', 'client_address',
+  'capture_ref', 'captured_amount', 'captured_at', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof PaymentRow>;
+
+/** A payment's columns beside its attempt's in one row (`a.*`): each as "p_<column>". */
+const PAYMENT_SELECT = PAYMENT_COLUMNS.map((c) => `p.${c} AS p_${c}`).join(', ');
+
+function joinedPayment(row: Record<string, unknown>): PaymentRow {
+  const payment: Record<string, unknown> = {};
+  for (const column of PAYMENT_COLUMNS) payment[column] = row[`p_${column}`];
+  return payment as unknown as PaymentRow;
+}
+
+/** Rows of payments LEFT JOIN their attempts, in order: the records, attempts in the rows' order. */
+function recordsOf(rows: ReadonlyArray<Record<string, unknown>>): PaymentRecord[] {
+  const records = new Map<string, { payment: Payment; attempts: PaymentAttempt[] }>();
+  for (const row of rows) {
+    const id = row.p_id as string;
+    let record = records.get(id);
+    if (!record) records.set(id, (record = { payment: rowToPayment(joinedPayment(row)), attempts: [] }));
+    if (row.id !== null) record.attempts.push(rowToAttempt(row as unknown as AttemptRow));
+  }
+  return [...records.values()];
+}
+
 /** Which columns of the leg a kind of change writes (besides status and updated_at). */
 type LegColumns = ReadonlyArray<keyof AttemptRow>;
 
@@ -156,10 +182,12 @@ export class PostgresPaymentRepository implements PaymentRepository {
     this.#db = db;
   }
 
+  /** The payment and its first attempt in one statement (atomic on its own): one round trip, not two. */
   async start(change: PaymentChange): Promise<void> {
     await translateErrors(async () => {
-      await this.#db('payments').insert(paymentToRow(change.payment));
-      await this.#db('payment_attempts').insert(attemptToRow(change.leg));
+      const payment = this.#db('payments').insert(paymentToRow(change.payment)).toSQL();
+      const leg = this.#db('payment_attempts').insert(attemptToRow(change.leg)).toSQL();
+      await this.#db.raw(`WITH p AS (${payment.sql}) ${leg.sql}`, [...payment.bindings, ...leg.bindings]);
     });
   }
 
@@ -245,37 +273,38 @@ export class PostgresPaymentRepository implements PaymentRepository {
   }
 
   async findById(scope: Scope, paymentId: string): Promise<PaymentRecord | undefined> {
-    return translateErrors(async () => {
-      const row = await this.#db<PaymentRow>('payments').where({ id: paymentId, merchant_id: scope.merchantId, livemode: scope.livemode }).first();
-      if (!row) return undefined;
-      const legs = await this.#db<AttemptRow>('payment_attempts').where({ payment_id: row.id }).orderBy([{ column: 'retry' }, { column: 'created_at' }]);
-      return { payment: rowToPayment(row), attempts: legs.map(rowToAttempt) };
-    });
+    const rows = await this.#records('p.id = ? AND p.merchant_id = ? AND p.livemode = ?', [paymentId, scope.merchantId, scope.livemode], 'a.retry, a.created_at');
+    return rows[0];
   }
 
   async findByAttempt(orderId: string, attemptId: string): Promise<PaymentChange | undefined> {
     return translateErrors(async () => {
-      const leg = await this.#db<AttemptRow>('payment_attempts').where({ order_id: orderId, id: attemptId }).first();
-      if (!leg) return undefined;
-      const payment = await this.#db<PaymentRow>('payments').where({ id: leg.payment_id }).first();
-      return payment ? { payment: rowToPayment(payment), leg: rowToAttempt(leg) } : undefined;
+      const result = await this.#db.raw<{ rows: Record<string, unknown>[] }>(
+        `SELECT a.*, ${PAYMENT_SELECT} FROM payment_attempts a JOIN payments p ON p.id = a.payment_id WHERE a.order_id = ? AND a.id = ?`,
+        [orderId, attemptId],
+      );
+      const row = result.rows[0];
+      return row ? { payment: rowToPayment(joinedPayment(row)), leg: rowToAttempt(row as unknown as AttemptRow) } : undefined;
     });
   }
 
   async findBySubmission(orderId: string, submissionId: string): Promise<PaymentRecord | undefined> {
-    return translateErrors(async () => {
-      const row = await this.#db<PaymentRow>('payments').where({ order_id: orderId, submission_id: submissionId }).first();
-      if (!row) return undefined;
-      const legs = await this.#db<AttemptRow>('payment_attempts').where({ payment_id: row.id }).orderBy([{ column: 'retry' }, { column: 'created_at' }]);
-      return { payment: rowToPayment(row), attempts: legs.map(rowToAttempt) };
-    });
+    const rows = await this.#records('p.order_id = ? AND p.submission_id = ?', [orderId, submissionId], 'a.retry, a.created_at');
+    return rows[0];
   }
 
-  async listForOrder(orderId: string): Promise<PaymentRecord[]> {
+  listForOrder(orderId: string): Promise<PaymentRecord[]> {
+    return this.#records('p.order_id = ?', [orderId], 'a.created_at, a.retry, a.id');
+  }
+
+  /** Payments and their attempts in one query (a payment's columns prefixed p_). */
+  #records(where: string, bindings: readonly Knex.RawBinding[], attemptOrder: string): Promise<PaymentRecord[]> {
     return translateErrors(async () => {
-      const rows = await this.#db<PaymentRow>('payments').where({ order_id: orderId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      const legs = await this.#db<AttemptRow>('payment_attempts').where({ order_id: orderId }).orderBy([{ column: 'created_at' }, { column: 'retry' }, { column: 'id' }]);
-      return rows.map((row) => ({ payment: rowToPayment(row), attempts: legs.filter((leg) => leg.payment_id === row.id).map(rowToAttempt) }));
+      const result = await this.#db.raw<{ rows: Record<string, unknown>[] }>(
+        `SELECT ${PAYMENT_SELECT}, a.* FROM payments p LEFT JOIN payment_attempts a ON a.payment_id = p.id WHERE ${where} ORDER BY p.created_at, p.id, ${attemptOrder}`,
+        bindings,
+      );
+      return recordsOf(result.rows);
     });
   }
 
