@@ -32,41 +32,7 @@ export function createDatabase(options: DatabaseOptions): Knex {
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   });
   if (options.namedStatements === false) UNNAMED_ONLY.add(knex);
-  else nameStatements(knex);
   return knex;
-}
-
-/** Distinct statements a connection keeps prepared; beyond it, statements are sent unnamed as before. */
-export const NAMED_STATEMENTS_PER_CONNECTION = 100;
-
-interface KnexPgClient {
-  _query(connection: object, obj: { sql: string; bindings?: readonly unknown[]; options?: Record<string, unknown> }): Promise<unknown>;
-}
-
-/**
- * Every statement with parameters becomes a named prepared statement of its connection, named by its
- * text: Postgres parses and plans it once per connection instead of at every call, and the client sends
- * its text once. A connection names at most NAMED_STATEMENTS_PER_CONNECTION statements (queries built
- * with lists of varying length have many texts). Statements without parameters (DDL, several commands
- * in one string, BEGIN and COMMIT) stay on the simple protocol.
- */
-function nameStatements(knex: Knex): void {
-  const client = knex.client as unknown as KnexPgClient;
-  const query = client._query.bind(client);
-  const names = new WeakMap<object, Map<string, string>>();
-  client._query = (connection, obj) => {
-    if (obj.bindings?.length && obj.options?.name === undefined) {
-      let ofConnection = names.get(connection);
-      if (!ofConnection) names.set(connection, (ofConnection = new Map()));
-      let name = ofConnection.get(obj.sql);
-      if (name === undefined && ofConnection.size < NAMED_STATEMENTS_PER_CONNECTION) {
-        name = `knex_${ofConnection.size}`;
-        ofConnection.set(obj.sql, name);
-      }
-      if (name !== undefined) obj.options = { ...obj.options, name };
-    }
-    return query(connection, obj);
-  };
 }
 
 const UNNAMED_ONLY = new WeakSet<Knex>();
