@@ -5,6 +5,8 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { ibanValid } from '../src/domain/payment/iban.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { payWithTestCard } from './support/payments.ts';
+import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -276,5 +278,18 @@ describe('expiry', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ code: 'expires_at_invalid', param: 'expires_at' });
+  });
+});
+
+describe('a payment change run alone (no transaction around it)', () => {
+  it('writes nothing when its attempt is missing: the payment keeps its state', async () => {
+    const { order } = await newOrder();
+    await payWithTestCard(svc.core.routes, shop, order.id);
+    const payment = await svc.db.knex('payments').where({ order_id: order.id }).first();
+    const record = await new PostgresUnitOfWork(svc.db.knex).runAlone((tx) => tx.payments.findBySubmission(order.id, payment.submission_id));
+    const leg = record!.attempts[0]!;
+    const ghost = { payment: { ...record!.payment, status: 'processing' as const, updatedAt: new Date() }, leg: { ...leg, id: 'att_ghost', status: 'processing' as const } };
+    await expect(new PostgresUnitOfWork(svc.db.knex).runAlone((tx) => tx.payments.recordAuthorization(ghost))).rejects.toThrow(/att_ghost not found/);
+    expect(await svc.db.knex('payments').where({ id: payment.id }).first()).toEqual(payment);
   });
 });

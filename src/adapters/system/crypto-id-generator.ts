@@ -13,7 +13,10 @@ function randomByte(): number {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  return pool[poolOffset++]!;
+  // Each byte is handed out once and wiped: the pool never holds the bytes of ids and secrets already made.
+  const byte = pool[poolOffset]!;
+  pool[poolOffset++] = 0;
+  return byte;
 }
 
 /** n characters drawn uniformly from [0-9A-Za-z] (rejection sampling, so no modulo bias). */

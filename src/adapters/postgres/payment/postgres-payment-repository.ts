@@ -247,8 +247,10 @@ export class PostgresPaymentRepository implements PaymentRepository {
       const set = (values: Record<string, unknown>) => Object.keys(values).map(() => '?? = ?').join(', ');
       const pairs = (values: Record<string, unknown>) => Object.entries(values).flat();
       const result = await this.#db.raw(
+        // The payment changes only with its attempt: without a transaction around it (runAlone), a missing
+        // attempt must leave nothing written.
         `WITH leg AS (UPDATE payment_attempts SET ${set(legValues)} WHERE id = ? RETURNING 1),
-              pay AS (UPDATE payments SET ${set(paymentValues)} WHERE id = ? RETURNING 1)
+              pay AS (UPDATE payments SET ${set(paymentValues)} WHERE id = ? AND EXISTS (SELECT 1 FROM leg) RETURNING 1)
          SELECT (SELECT count(*) FROM leg)::int AS legs, (SELECT count(*) FROM pay)::int AS payments`,
         [...pairs(legValues), change.leg.id, ...pairs(paymentValues), change.payment.id] as Knex.RawBinding[],
       );
