@@ -6,7 +6,7 @@ import { authorizationExpiry } from '../../domain/order/capture.ts';
 import { isInFlight } from '../../domain/payment/attempt-policy.ts';
 import type { DeclineCode } from '../../domain/payment/decline-code.ts';
 import type { AuthenticationResult, PaymentAttempt, PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
-import { cancel, holdForReversal, markAuthorized as markLegAuthorized, markCaptured, markReversed, recordDecline, type PaymentChange } from '../../domain/payment/payment.entity.ts';
+import { cancel, holdForReversal, markAuthorized as markLegAuthorized, markCaptured, markReversed, recordDecline, type PaymentChange, type PaymentRecord } from '../../domain/payment/payment.entity.ts';
 import { settlementBreakdown } from '../../domain/payment/settlement.ts';
 import { capturePosting, voidPosting } from '../../domain/ledger/postings.ts';
 import { ledgerTransactionId } from '../../domain/ledger/ledger.ts';
@@ -117,8 +117,8 @@ export interface PaymentKit {
    * @throws DomainError checkout.link_inactive, checkout.link_used
    */
   claimLink(tx: TransactionScope, order: Order): Promise<void>;
-  /** Cancels the order's open challenges in this transaction; their authorizations are released after it. */
-  cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void>;
+  /** Cancels the order's open challenges in this transaction (from `records`, the order's payments read under its lock, when given); their authorizations are released after it. */
+  cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release, records?: readonly PaymentRecord[]): Promise<void>;
   /**
    * Marks the order paid by a payment that captured `captured` (its whole amount when absent):
    * transition, event and the capture's ledger transaction (fees on what was captured), in `tx`.
@@ -194,9 +194,9 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     assertLinkTakesPayment(link, othersInFlight, deps.clock.now());
   }
 
-  async function cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release): Promise<void> {
+  async function cancelChallenges(tx: TransactionScope, orderId: string, reason: 'order_paid' | 'order_expired', release: Release, records?: readonly PaymentRecord[]): Promise<void> {
     const now = deps.clock.now();
-    for (const record of await tx.payments.listForOrder(orderId)) {
+    for (const record of records ?? (await tx.payments.listForOrder(orderId))) {
       const waiting = record.attempts.find((a) => a.status === 'requires_authentication');
       if (!waiting) continue;
       const canceled = cancel({ payment: record.payment, leg: waiting }, reason, now);

@@ -6,7 +6,7 @@ import { PAYMENT_ID_PREFIX, receivedTransfer } from '../../domain/payment/paymen
 import { DomainError } from '../../domain/shared/domain-error.ts';
 import type { AfterCommit, TransactionScope } from '../../ports/shared/unit-of-work.port.ts';
 import { ApplicationError } from '../shared/application-error.ts';
-import { attemptsOf, type PaymentKit, type Release } from './payment-kit.ts';
+import { type PaymentKit, type Release } from './payment-kit.ts';
 
 /**
  * A bank transfer for an order arrived (simulated in test mode): the order is
@@ -37,13 +37,15 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
     if (!merchant.paymentMethods.includes('bank_transfer')) {
       throw new DomainError('checkout.method_unavailable', 'Bank transfer is not switched on for this merchant.');
     }
-    if ((await attemptsOf(tx.payments, order.id)).some((a) => isInFlight(a, now))) {
+    // Read once (under the order's lock): the in-flight check and the challenges to cancel both use it.
+    const records = await tx.payments.listForOrder(order.id);
+    if (records.some((r) => r.attempts.some((a) => isInFlight(a, now)))) {
       throw new DomainError('checkout.payment_in_progress', 'A card payment for this order is being processed.');
     }
     // A single-use link's one payment may be another order's (paid, or being paid by card).
     await kit.claimLink(tx, order);
     // The order is paid now: a challenge still open could otherwise capture a second time.
-    await kit.cancelChallenges(tx, order.id, 'order_paid', release);
+    await kit.cancelChallenges(tx, order.id, 'order_paid', release, records);
     const paymentId = deps.ids.newId(PAYMENT_ID_PREFIX);
     const transfer = receivedTransfer({
       paymentId,

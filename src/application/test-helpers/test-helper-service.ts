@@ -68,11 +68,11 @@ export function createTestHelperService(deps: {
       }
       const call = { operation: 'test_helpers.simulate_transfer', input: SimulateBankTransferRequestSchema, request: req, output: SimulateBankTransferResponseSchema };
       return deps.idempotent(ctx, caller, call, async (tx, afterCommit) => {
-        const getOrder = createGetOrder(tx);
         // Looked up in the caller's scope first: another merchant's or mode's order is unknown here.
-        const { order } = await getOrder(caller, req.orderId);
-        await deps.receiveTransfer(tx, afterCommit, order.id);
-        const details = await getOrder(caller, req.orderId);
+        const found = await tx.orders.findById(caller, req.orderId);
+        if (!found) throw new ApplicationError('order.not_found', `No such order: "${req.orderId}".`, 'id');
+        await deps.receiveTransfer(tx, afterCommit, found.id);
+        const details = await createGetOrder(tx)(caller, req.orderId);
         return create(SimulateBankTransferResponseSchema, { order: orderToProto(details.order, details.attempts, details.refunds, details.disputes) });
       });
     },
