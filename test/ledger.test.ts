@@ -119,6 +119,12 @@ describe('the database keeps the ledger', () => {
     expect(shards.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('plans the balance check at each call (a redefinition that drops plan_cache_mode would bring back whole-table scans)', async () => {
+    const { rows } = await svc.db.knex.raw<{ rows: { config: string[] | null }[] }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'ledger_check_balanced'");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.config).toContain('plan_cache_mode=force_custom_plan');
+  });
+
   it('refuses balanced entries added later to a transaction already posted: a posted transaction is sealed', async () => {
     const { id } = await newOrder({ reference: 'sealed' });
     await payByCard(id);

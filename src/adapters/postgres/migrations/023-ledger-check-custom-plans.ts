@@ -7,6 +7,9 @@ import type { Knex } from 'knex';
  * ledger_entries and ledger_transactions whole, for ever (58,000 sequential scans reading 1.7 billion
  * rows for 10,000 subscription charges; each charge slower than the one before). Custom plans use
  * the indexes on transaction_id and id at any size.
+ *
+ * A later CREATE OR REPLACE of ledger_check_balanced() drops this setting unless it says
+ * `SET plan_cache_mode = force_custom_plan` itself: test/ledger.test.ts checks it is in place.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER FUNCTION ledger_check_balanced() SET plan_cache_mode = force_custom_plan');
