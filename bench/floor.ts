@@ -15,19 +15,15 @@
 //   BENCH_POSTGRES_URL      server to create the floor database on (default postgres://postgres@127.0.0.1:5432)
 //   BENCH_SERVER_NODE_ARGS  node flags of the server (default "--max-semi-space-size=8", as npm start)
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import net from 'node:net';
 import { cpus } from 'node:os';
-import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
-import { orderBody } from '../test/support/order-fixtures.ts';
+import { memoryOf, runLoad } from './load.ts';
 import { FLOOR_TABLE_SQL, FLOOR_VARIANTS, type FloorVariant } from './floor-server.ts';
-import { cpuSecondsOf, envInt, freePort, KEEP_DB, log, machineCpu, percentile, POSTGRES_URL, SERVER_NODE_ARGS } from './support.ts';
+import { cpuSecondsOf, envInt, freePort, KEEP_DB, log, machineCpu, percentile, POSTGRES_URL, SERVER_NODE_ARGS, spawnReady } from './support.ts';
 
 const SECONDS = envInt('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 2);
@@ -43,16 +39,8 @@ const VARIANTS: readonly FloorVariant[] = (() => {
 })();
 /** Issue 12's aims, as bench/orders.ts checks them. */
 const AIM = { cpuMs: 0.4, rssMiB: 150 };
-const ROOT = path.resolve(import.meta.dirname, '..');
 
 // ---------------------------------------------------------------- processes
-
-/** Peak (VmHWM) and current (VmRSS) resident set of a process, in bytes. */
-async function memoryOf(pid: number): Promise<{ hwm: number; rss: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-  return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
-}
 
 interface FloorServer {
   readonly child: ChildProcess;
@@ -61,26 +49,8 @@ interface FloorServer {
 }
 
 /** Starts bench/floor-server.ts for one step; answers once it listens. */
-async function startFloorServer(variant: FloorVariant, port: number, dbUrl: string): Promise<FloorServer> {
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bench/floor-server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, FLOOR_VARIANT: variant, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stderr!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[server] ${line}\n`);
-  });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('floor server ready')) resolve();
-    });
-    void exited.then((code) => reject(new Error(`floor server (${variant}) exited with code ${code}; stdout: ${out}`)));
-    setTimeout(() => reject(new Error(`floor server (${variant}) did not start within 30 s`)), 30_000).unref();
-  });
-  return { child, pid: child.pid!, exited };
+function startFloorServer(variant: FloorVariant, port: number, dbUrl: string): Promise<FloorServer> {
+  return spawnReady(['bench/floor-server.ts'], { FLOOR_VARIANT: variant, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl }, 'floor server ready', `floor server (${variant})`);
 }
 
 async function stopFloorServer(server: FloorServer): Promise<void> {
@@ -89,101 +59,6 @@ async function stopFloorServer(server: FloorServer): Promise<void> {
   const timer = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
   await server.exited;
   clearTimeout(timer);
-}
-
-// ------------------------------------------------------------ load generator
-
-interface LoadResult {
-  ok: number;
-  errors: number;
-  /** Latencies of successful requests, ms, ascending. */
-  sorted: Float64Array;
-  elapsedS: number;
-  samples: string[];
-}
-
-const CRLF2 = Buffer.from('\r\n\r\n');
-
-/**
- * `concurrency` closed-loop clients for `seconds`, each on one keep-alive socket, each sending
- * bench/orders.ts's request (same headers and body, a fresh Idempotency-Key) and waiting for its
- * answer. Raw sockets and pre-built requests, as bench/orders.ts: the generator shares the CPUs
- * with the server. Every step answers with a Content-Length.
- */
-async function runLoad(port: number, concurrency: number, seconds: number, keyPrefix: string): Promise<LoadResult> {
-  const body = Buffer.from(JSON.stringify(orderBody()));
-  const head =
-    `POST /v1/orders HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer sk_test_floor\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nIdempotency-Key: `;
-  let counter = 0;
-  const request = () => Buffer.concat([Buffer.from(`${head}${keyPrefix}${(counter++).toString(36)}\r\n\r\n`, 'latin1'), body]);
-
-  let latencies = new Float64Array(1 << 16);
-  let ok = 0;
-  let errors = 0;
-  const samples: string[] = [];
-  const error = (what: string) => {
-    errors += 1;
-    if (samples.length < 5) samples.push(what);
-  };
-  const started = performance.now();
-  const endAt = started + seconds * 1000;
-
-  const client = () =>
-    new Promise<void>((resolve) => {
-      let buffer: Buffer = Buffer.alloc(0);
-      let sentAt = 0;
-      let done = false;
-      const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
-      const finish = () => {
-        if (done) return;
-        done = true;
-        socket.destroy();
-        resolve();
-      };
-      const next = () => {
-        if (performance.now() >= endAt) return finish();
-        sentAt = performance.now();
-        socket.write(request());
-      };
-      socket.on('connect', next);
-      socket.on('error', (err) => {
-        error(`socket: ${err.message}`);
-        finish();
-      });
-      socket.on('close', () => {
-        if (!done) error('socket closed by the server');
-        finish();
-      });
-      socket.on('data', (chunk: Buffer) => {
-        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-        const headerEnd = buffer.indexOf(CRLF2);
-        if (headerEnd < 0) return;
-        const headers = buffer.toString('latin1', 0, headerEnd);
-        const length = /\r\ncontent-length:\s*(\d+)/i.exec(headers);
-        if (!length) {
-          error('answer without content-length');
-          return finish();
-        }
-        const total = headerEnd + 4 + Number(length[1]);
-        if (buffer.length < total) return;
-        const status = Number(headers.slice(9, 12));
-        if (status === 201) {
-          if (ok === latencies.length) {
-            const bigger = new Float64Array(latencies.length * 2);
-            bigger.set(latencies);
-            latencies = bigger;
-          }
-          latencies[ok++] = performance.now() - sentAt;
-        } else {
-          error(`HTTP ${status}: ${buffer.toString('utf8', headerEnd + 4, Math.min(total, headerEnd + 304))}`);
-        }
-        buffer = buffer.subarray(total);
-        next();
-      });
-    });
-  await Promise.all(Array.from({ length: concurrency }, client));
-  return { ok, errors, sorted: latencies.slice(0, ok).sort(), elapsedS: (performance.now() - started) / 1000, samples };
 }
 
 // ---------------------------------------------------------------------- main
@@ -227,7 +102,7 @@ async function runStep(variant: FloorVariant, db: { admin: Knex; name: string; u
     await sleep(500); // let the start's garbage settle before reading the resting RSS
     const rest = await memoryOf(server.pid);
     if (WARMUP_SECONDS > 0) {
-      const warm = await runLoad(port, CONCURRENCY, WARMUP_SECONDS, `warm-${id}-`);
+      const warm = await runLoad({ port, apiKey: 'sk_test_floor', concurrency: CONCURRENCY, seconds: WARMUP_SECONDS, keyPrefix: `warm-${id}-` });
       if (warm.errors) log(`${variant} warm-up: ${warm.errors} errors, e.g. ${warm.samples[0]}`);
     }
     const cpu0 = await cpuSecondsOf(server.pid);
@@ -235,7 +110,8 @@ async function runStep(variant: FloorVariant, db: { admin: Knex; name: string; u
     const machine0 = await machineCpu();
     // The pool's connections opened during the warm-up and stay open (idle timeouts of 10 s and more).
     const pg0 = await backendCpu(db.admin, db.name);
-    const result = await runLoad(port, CONCURRENCY, SECONDS, `bench-${id}-`);
+    const result = await runLoad({ port, apiKey: 'sk_test_floor', concurrency: CONCURRENCY, seconds: SECONDS, keyPrefix: `bench-${id}-` });
+    const sorted = Float64Array.from(result.latencies).sort();
     const serverCpu = (await cpuSecondsOf(server.pid)) - cpu0;
     const clientUs = process.cpuUsage(client0);
     const machine1 = await machineCpu();
@@ -248,8 +124,8 @@ async function runStep(variant: FloorVariant, db: { admin: Knex; name: string; u
       variant,
       reqPerS,
       cpuMsPerReq: result.ok ? (1000 * serverCpu) / result.ok : Number.NaN,
-      p50: percentile(result.sorted, 50),
-      p99: percentile(result.sorted, 99),
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
       peakRssMiB: memory.hwm / MiB,
       restRssMiB: rest.rss / MiB,
       ok: result.ok,

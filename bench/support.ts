@@ -124,26 +124,36 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
 
 /** Runs `checkout worker --only NAMES` with `env`; answers once it said its workers run. */
 export async function startWorker(env: Record<string, string>, names: string): Promise<Server> {
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, 'bin/checkout.ts', 'worker', '--only', names], {
+  // At info: its start line ("Workers running") is what tells that it runs.
+  const started = await spawnReady(['bin/checkout.ts', 'worker', '--only', names], { ...env, LOG_LEVEL: 'info' }, 'Workers running', 'worker');
+  return { ...started, sandbox: { merchant_id: '', test_secret_key: '' } };
+}
+
+/**
+ * Runs `node SERVER_NODE_ARGS ARGS` from the repository's root with `env` added, its stderr relayed
+ * as "[label] …" lines; answers once its stdout has printed `ready` (or rejects when it exits first,
+ * or after 30 s).
+ */
+export async function spawnReady(args: readonly string[], env: Record<string, string>, ready: string, label: string): Promise<{ child: ChildProcess; pid: number; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...args], {
     cwd: ROOT,
-    // At info: its start line ("Workers running") is what tells that it runs.
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.stderr!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[worker] ${line}\n`);
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) process.stderr.write(`[${label}] ${line}\n`);
   });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
-      if (out.includes('Workers running')) resolve();
+      if (out.includes(ready)) resolve();
     });
-    void exited.then((code) => reject(new Error(`worker exited with code ${code}; stdout: ${out}`)));
-    setTimeout(() => reject(new Error(`worker did not start within 30 s; stdout: ${out}`)), 30_000).unref();
+    void exited.then((code) => reject(new Error(`${label} exited with code ${code}; stdout: ${out}`)));
+    setTimeout(() => reject(new Error(`${label} did not start within 30 s; stdout: ${out}`)), 30_000).unref();
   });
-  return { child, pid: child.pid!, sandbox: { merchant_id: '', test_secret_key: '' }, exited };
+  return { child, pid: child.pid!, exited };
 }
 
 /** Polls GET /healthz until 200, for 30 s at most; given `exited`, gives up at once when the server exits. */
