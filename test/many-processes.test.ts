@@ -48,7 +48,6 @@ function cutoffAfter(afterMs: number): { hhmm: string; at: Date } {
   return { hhmm: at.toISOString().slice(11, 16), at };
 }
 
-
 interface Connz {
   connections: { name?: string; in_msgs: number; out_msgs: number }[];
 }

@@ -35,7 +35,6 @@ async function survivors(): Promise<{ nc: NatsConnection; jsm: JetStreamManager 
   return { nc, jsm };
 }
 
-
 describe('a three-node JetStream cluster', () => {
   test('the stream has three replicas; its leader killed under load: every committed event is in JetStream once and delivered', async () => {
     const { nc, jsm } = await survivors();
