@@ -184,10 +184,16 @@ describe('POST /v1/orders/:id/expire', () => {
       payload: JSON.stringify({ amount: 2500, currency: 'EUR', reference: 'single-expire', type: 'single_use' }),
     });
     expect(link.statusCode, link.body).toBe(201);
+    // A customer's first Pay on the link's page starts their order (PaymentLinkPageService.StartPayment).
     const open = async () => {
-      const page = await svc.app.inject({ method: 'GET', url: new URL(link.json().url as string).pathname });
-      const cookie = page.headers['set-cookie'];
-      return (typeof cookie === 'string' ? cookie : cookie![0]!).split(';')[0]!.split('=')[1]!;
+      const started = await svc.app.inject({
+        method: 'POST',
+        url: '/checkout.v1.PaymentLinkPageService/StartPayment',
+        headers: { 'content-type': 'application/json' },
+        payload: { suffix: new URL(link.json().url as string).pathname.slice('/l/'.length), startId: crypto.randomUUID() },
+      });
+      expect(started.statusCode, started.body).toBe(200);
+      return `ord_${started.json().checkoutId as string}`;
     };
     const a = await open();
     const b = await open();

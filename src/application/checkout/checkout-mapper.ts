@@ -14,7 +14,8 @@ import { savedCardToProto } from '../customer/customer-mapper.ts';
 import type { CheckoutView } from './checkout-view.ts';
 import type { PaymentResult } from './checkout-payments.ts';
 
-const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {
+/** Each payment method's proto value. */
+export const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {
   card: ProtoPaymentMethod.CARD,
   wallet: ProtoPaymentMethod.WALLET,
   bank_transfer: ProtoPaymentMethod.BANK_TRANSFER,
