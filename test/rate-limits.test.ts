@@ -6,6 +6,7 @@ import { buildGateway } from '../gateway/app.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { tokenInPage } from './support/payments.ts';
 
 describe('API rate limit per key', () => {
   let svc: TestService;
@@ -101,8 +102,9 @@ describe('card-testing limits of the checkout', () => {
   async function newCheckout(shop: SandboxCredentials) {
     const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
     const checkoutId = (res.json().id as string).slice(4);
-    const view = await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } });
-    return { checkoutId, token: view.json().checkout.checkoutToken as string };
+    // The token as the customer's browser gets it: in the order's page.
+    const page = await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}` });
+    return { checkoutId, token: tokenInPage(page.body) };
   }
 
   function cardOf(shop: SandboxCredentials, behaviour: string) {
@@ -170,7 +172,7 @@ describe('the client address behind a proxy (TRUST_PROXY)', () => {
       const submit = async (forwardedFor: string | undefined) => {
         const created = await app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
         const checkoutId = (created.json().id as string).slice(4);
-        const token = (await app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } })).json().checkout.checkoutToken;
+        const token = tokenInPage((await app.inject({ method: 'GET', url: `/c/${checkoutId}` })).body);
         await app.inject({
           method: 'POST',
           url: '/checkout.v1.CheckoutService/SubmitCardPayment',
@@ -204,7 +206,7 @@ describe('card-testing limits under concurrency', () => {
       for (let i = 0; i < 30; i++) {
         const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
         const checkoutId = (created.json().id as string).slice(4);
-        const token = (await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } })).json().checkout.checkoutToken as string;
+        const token = tokenInPage((await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}` })).body);
         checkouts.push({ checkoutId, token });
       }
       const answers = await Promise.all(
