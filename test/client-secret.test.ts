@@ -9,7 +9,7 @@ import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { RefundService } from '../src/gen/checkout/v1/refund_pb.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
-import { payWithTestCard } from './support/payments.ts';
+import { payWithTestCard, tokenInPage } from './support/payments.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -185,6 +185,59 @@ describe('an app pays with the publishable key and the client secret', () => {
   });
 });
 
+describe('no credential outlives the client secret', () => {
+  const card = (behaviour: string) => {
+    const found = shop.test_cards.find((c) => c.behaviour === behaviour)!;
+    return { number: found.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' };
+  };
+  /** An anonymous call to the public Connect mount, as anyone holding the secret (and so the checkout id) can send it. */
+  const anonymous = (method: string, body: unknown, headers: Record<string, string> = {}) =>
+    svc.app.inject({ method: 'POST', url: `/checkout.v1.CheckoutService/${method}`, headers: { ...json, 'connect-protocol-version': '1', ...headers }, payload: JSON.stringify(body) });
+
+  it('an expired secret: the checkout id it contains gets no token from GetCheckout, and nothing pays the order', async () => {
+    const order = await createOrder({ reference: 'cs-bypass', expires_at: new Date(Date.now() + 48 * 3600_000).toISOString() });
+    const checkoutId = order.client_secret.slice('ord_'.length, order.client_secret.indexOf('_secret_'));
+    expect(checkoutId).toBe(order.id.slice(4));
+    offsetMs = 25 * 3600_000;
+    try {
+      expect(await codeOf(checkout.getCheckout({ checkoutId }, app(order.client_secret)))).toBe(Code.Unauthenticated);
+      const view = await anonymous('GetCheckout', { checkoutId });
+      expect(view.statusCode).toBe(200);
+      const token = (view.json().checkout.checkoutToken as string | undefined) ?? '';
+      const paid = await anonymous('SubmitCardPayment', { checkoutId, submissionId: 'bypass', card: card('approved') }, { 'checkout-token': token });
+      expect(paid.statusCode).toBe(403);
+      expect(paid.json().details[0].debug.code).toBe('checkout_token_invalid');
+      expect(token).toBe('');
+    } finally {
+      offsetMs = 0;
+    }
+    expect((await svc.db.knex('orders').where({ id: order.id }).first()).status).toBe('pending');
+    expect(await svc.db.knex('payment_attempts').where({ order_id: order.id })).toEqual([]);
+  });
+
+  it('an app\'s payment answers no token either, so a secret used while valid leaves nothing that pays after it expired', async () => {
+    const order = await createOrder({ reference: 'cs-answer', expires_at: new Date(Date.now() + 48 * 3600_000).toISOString() });
+    const checkoutId = order.id.slice(4);
+    const declined = await checkout.submitCardPayment({ checkoutId, submissionId: 'app-declined', card: card('hard_decline') }, app(order.client_secret));
+    expect(declined.outcome!.status).toBe(PaymentStatus.FAILED);
+    const challenged = await checkout.submitCardPayment({ checkoutId, submissionId: 'app-challenge', card: card('challenge') }, app(order.client_secret));
+    expect(challenged.outcome!.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    const abandoned = await checkout.completeAuthentication({ checkoutId, attemptId: challenged.outcome!.challenge!.attemptId, abandon: true }, app(order.client_secret));
+    const answered = [declined, challenged, abandoned].map((r) => r.outcome!.checkout!.checkoutToken);
+    offsetMs = 25 * 3600_000;
+    try {
+      for (const [i, token] of answered.entries()) {
+        const paid = await anonymous('SubmitCardPayment', { checkoutId, submissionId: `after-expiry-${i}`, card: card('approved') }, { 'checkout-token': token });
+        expect(paid.statusCode).toBe(403);
+      }
+    } finally {
+      offsetMs = 0;
+    }
+    expect(answered).toEqual(['', '', '']);
+    expect((await svc.db.knex('orders').where({ id: order.id }).first()).status).toBe('failed');
+  });
+});
+
 describe('the hosted page', () => {
   it('keeps paying with its checkout token, and is refused without it', async () => {
     const order = await createOrder({ reference: 'cs-page' });
@@ -193,5 +246,17 @@ describe('the hosted page', () => {
     expect(await codeOf(checkout.submitCardPayment(submit))).toBe(Code.PermissionDenied);
     expect(await codeOf(checkout.submitCardPayment(submit, { headers: { 'checkout-token': 'wrong' } }))).toBe(Code.PermissionDenied);
     expect((await payWithTestCard(svc.core.routes, shop, order.id)).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+  });
+
+  it('learns its token from its own render only: the page\'s HTML carries it, GetCheckout over the network never does', async () => {
+    const order = await createOrder({ reference: 'cs-page-token' });
+    const checkoutId = order.id.slice(4);
+    const row = await svc.db.knex('orders').where({ id: order.id }).first();
+    const page = await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}` });
+    expect(tokenInPage(page.body)).toBe(row.checkout_token);
+    const overNetwork = await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { ...json, 'connect-protocol-version': '1' }, payload: JSON.stringify({ checkoutId }) });
+    expect(overNetwork.statusCode).toBe(200);
+    expect(overNetwork.json().checkout.order.id).toBe(order.id);
+    expect(overNetwork.json().checkout.checkoutToken ?? '').toBe('');
   });
 });

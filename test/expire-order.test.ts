@@ -10,7 +10,7 @@ import { OrderService, OrderStatus } from '../src/gen/checkout/v1/order_pb.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
-import { payWithTestCard } from './support/payments.ts';
+import { pageToken, payWithTestCard } from './support/payments.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 
@@ -156,7 +156,7 @@ describe('POST /v1/orders/:id/expire', () => {
   it('cancels an open 3-D Secure challenge and releases its authorization, as the sweeper does', async () => {
     const id = await newOrder();
     const checkoutId = id.slice(4);
-    const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
+    const token = await pageToken(svc.core.routes, checkoutId);
     const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-3ds', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
     const released = vi.spyOn(SimulatedAlphaAcquirer.prototype, 'void');
@@ -184,10 +184,16 @@ describe('POST /v1/orders/:id/expire', () => {
       payload: JSON.stringify({ amount: 2500, currency: 'EUR', reference: 'single-expire', type: 'single_use' }),
     });
     expect(link.statusCode, link.body).toBe(201);
+    // A customer's first Pay on the link's page starts their order (PaymentLinkPageService.StartPayment).
     const open = async () => {
-      const page = await svc.app.inject({ method: 'GET', url: new URL(link.json().url as string).pathname });
-      const cookie = page.headers['set-cookie'];
-      return (typeof cookie === 'string' ? cookie : cookie![0]!).split(';')[0]!.split('=')[1]!;
+      const started = await svc.app.inject({
+        method: 'POST',
+        url: '/checkout.v1.PaymentLinkPageService/StartPayment',
+        headers: { 'content-type': 'application/json' },
+        payload: { suffix: new URL(link.json().url as string).pathname.slice('/l/'.length), startId: crypto.randomUUID() },
+      });
+      expect(started.statusCode, started.body).toBe(200);
+      return `ord_${started.json().checkoutId as string}`;
     };
     const a = await open();
     const b = await open();
@@ -207,7 +213,7 @@ describe('an expired order\'s checkout', () => {
   it('shows the expired page and refuses payments', async () => {
     const id = await newOrder();
     const checkoutId = id.slice(4);
-    const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
+    const token = await pageToken(svc.core.routes, checkoutId);
     expect((await expire(id)).statusCode).toBe(200);
 
     const page = await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}`, headers: { 'accept-language': 'en' } });

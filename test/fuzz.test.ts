@@ -1,4 +1,4 @@
-// Property-based fuzzing of every REST route and every Connect method with hostile input (NUL bytes,
+// Property-based fuzzing of every REST route, every Connect method and the payment link page with hostile input (NUL bytes,
 // lone surrogates, percent-escapes, huge strings, wrong JSON types, random bytes as Protobuf): no answer
 // is a 5xx, every error has the documented body, and a refused request writes no row. A fixed seed and a
 // bounded number of runs keep it deterministic and quick; FUZZ_RUNS raises the count locally.
@@ -10,6 +10,7 @@ import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
+import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -33,7 +34,15 @@ beforeAll(async () => {
   const order = created.json();
   const endpoints = (await svc.app.inject({ method: 'GET', url: '/v1/webhook_endpoints', headers: { authorization: `Bearer ${shop.test_secret_key}` } })).json();
   const event = (await svc.app.inject({ method: 'GET', url: '/v1/events?limit=1', headers: { authorization: `Bearer ${shop.test_secret_key}` } })).json();
-  ids.push(order.id, order.id.slice(4), endpoints.data[0].id, event.data[0].id);
+  const link = (
+    await svc.app.inject({
+      method: 'POST',
+      url: '/v1/links',
+      headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' },
+      payload: { amount: 2500, currency: 'EUR', reference: 'fuzz-link', type: 'collecting' },
+    })
+  ).json();
+  ids.push(order.id, order.id.slice(4), endpoints.data[0].id, event.data[0].id, link.id, new URL(link.url).pathname.slice('/l/'.length));
 });
 afterAll(async () => {
   await svc?.close();
@@ -107,9 +116,12 @@ const pathSegment = fc.oneof(
 const REST_TYPES = ['invalid_request_error', 'authentication_error', 'permission_error', 'idempotency_error', 'rate_limit_error', 'card_error', 'api_error'];
 const CONNECT_CODES = ['canceled', 'unknown', 'invalid_argument', 'deadline_exceeded', 'not_found', 'already_exists', 'permission_denied', 'resource_exhausted', 'failed_precondition', 'aborted', 'out_of_range', 'unimplemented', 'internal', 'unavailable', 'data_loss', 'unauthenticated'];
 
-/** Row count and newest row version of every table: any insert, update or delete changes it. */
+/**
+ * Row count and newest row version of every table: any insert, update or delete changes it. Except the
+ * rate limits' buckets: a request a limit refuses is counted there, as it must be.
+ */
 async function snapshot(): Promise<string> {
-  const tables = (await svc.db.knex.raw<{ rows: { table_name: string }[] }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`)).rows.map((r) => r.table_name);
+  const tables = (await svc.db.knex.raw<{ rows: { table_name: string }[] }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'rate_limit_buckets' ORDER BY table_name`)).rows.map((r) => r.table_name);
   const sql = tables.map((t) => `SELECT '${t}' AS t, count(*) AS n, coalesce(max(xmin::text::bigint), 0) AS x FROM "${t}"`).join(' UNION ALL ');
   return JSON.stringify((await svc.db.knex.raw(sql)).rows);
 }
@@ -189,7 +201,7 @@ describe('fuzzing with hostile input', () => {
   });
 
   it('every Connect method (JSON and binary Protobuf): no 5xx, the Connect error body, no row written on a 4xx', async () => {
-    const methods = [OrderService, CheckoutService, TestHelperService, WebhookEndpointService, EventService].flatMap((service) =>
+    const methods = [OrderService, CheckoutService, TestHelperService, WebhookEndpointService, EventService, PaymentLinkPageService].flatMap((service) =>
       service.methods.filter((m) => m.methodKind === 'unary').map((m) => ({ path: `/${service.typeName}/${m.name}`, input: m.input })),
     );
     const fieldsOf = (desc: DescMessage) => desc.fields.map((f) => f.jsonName);
@@ -220,6 +232,34 @@ describe('fuzzing with hostile input', () => {
         const before = await snapshot();
         const res = await send(request);
         checkAnswer(request, res, true, before, await snapshot());
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    expect(svc.internalErrors).toEqual([]);
+  });
+
+  it('the payment link page (GET /l/<anything>): no 5xx, HTML with the security headers, and nothing ever written', async () => {
+    const arb = fc.record({ segment: pathSegment, language: fc.option(headerValue, { nil: undefined }), cookie: fc.option(headerValue, { nil: undefined }) });
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ segment, language, cookie }) => {
+        const headers: Record<string, string> = {};
+        if (language !== undefined) headers['accept-language'] = language;
+        if (cookie !== undefined) headers.cookie = cookie;
+        const request: Sent = { method: 'GET', url: `/l/${segment}`, headers };
+        const before = await snapshot();
+        const res = await send(request);
+        const where = `GET ${request.url.slice(0, 120)} → ${res.status}`;
+        expect(res.status, where).toBeLessThan(500);
+        if (String(res.headers['content-type']).startsWith('application/json')) {
+          // A path that does not decode, or leaves /l/ (".."), never reaches the page: the documented JSON error answers it.
+          expect([400, 404], where).toContain(res.status);
+          expect(JSON.parse(res.body).error.request_id, where).toMatch(/^req_/);
+        } else {
+          expect(String(res.headers['content-type']), where).toMatch(/^text\/html/);
+          expect(String(res.headers['content-security-policy']), where).toContain("default-src 'none'");
+        }
+        // Opening a link only reads, whatever it is: the order exists from the first Pay (StartPayment).
+        expect(await snapshot(), `opening a link wrote rows: ${where}`).toBe(before);
       }),
       { seed: SEED, numRuns: RUNS },
     );

@@ -9,7 +9,7 @@ import { createCore } from '../src/composition/core.ts';
 import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 import { AUTHORIZATION_VALIDITY_MS } from '../src/domain/order/capture.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { payWithTestCard } from './support/payments.ts';
+import { pageToken, payWithTestCard } from './support/payments.ts';
 import { startTestService, TEST_API_URL, TEST_CHECKOUT_URL, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 
@@ -91,13 +91,13 @@ describe('manual capture: authorization', () => {
     const challenged = await createOrder({ reference: 'manual-3ds' });
     const first = (await payWithTestCard(svc.core.routes, shop, challenged, { behaviour: 'challenge' })).outcome!;
     expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
-    const token = first.checkout!.checkoutToken;
+    const token = await pageToken(svc.core.routes, challenged.slice(4));
     const done = (await checkout.completeAuthentication({ checkoutId: challenged.slice(4), attemptId: first.challenge!.attemptId, code: '123456' }, { headers: { 'checkout-token': token } })).outcome!;
     expect(done.status).toBe(PaymentStatus.SUCCEEDED);
     expect(await getOrder(challenged)).toMatchObject({ status: 'authorized', attempts: [{ status: 'authorized', authentication: 'passed' }] });
 
     const wallet = await createOrder({ reference: 'manual-wallet' });
-    const walletToken = (await checkout.getCheckout({ checkoutId: wallet.slice(4) })).checkout!.checkoutToken;
+    const walletToken = await pageToken(svc.core.routes, wallet.slice(4));
     const paid = (await checkout.submitWalletPayment({ checkoutId: wallet.slice(4), submissionId: 'wallet-1' }, { headers: { 'checkout-token': walletToken } })).outcome!;
     expect(paid.status).toBe(PaymentStatus.SUCCEEDED);
     expect(await getOrder(wallet)).toMatchObject({ status: 'authorized', method: 'wallet' });

@@ -1,8 +1,9 @@
 /**
  * Payment links over REST and the link page, on the real Postgres: create, retrieve, list and
  * deactivate; validation as for orders; isolation between merchants and modes; idempotency;
- * opening a link (one order per customer, reused on reload, none for a closed link); a link's
- * orders; a collecting link paid several times; and a single-use link that 20 payments race for.
+ * opening a link (its payment form, and no order) and starting to pay it (one order per start,
+ * the same one for a repeated start, none for a closed link); a link's orders; a collecting link
+ * paid several times; and a single-use link that 20 payments race for.
  */
 import { ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,17 +61,31 @@ const get = (url: string, key = acme.test_secret_key) => svc.app.inject({ method
 const deactivate = (id: string, key = acme.test_secret_key, headers: Record<string, string> = {}) =>
   svc.app.inject({ method: 'POST', url: `/v1/links/${id}/deactivate`, headers: { ...auth(key), ...headers } });
 
-/** Opens a link's URL as a browser would, with the cookie it holds; answers the response and the cookie set. */
-async function open(url: string, options: { cookie?: string; language?: string } = {}) {
-  const path = new URL(url).pathname;
+/** Opens a link's URL as a browser would; answers the response. */
+async function open(url: string, options: { language?: string } = {}) {
+  const res = await svc.app.inject({ method: 'GET', url: new URL(url).pathname, headers: { 'accept-language': options.language ?? 'en' } });
+  return { res };
+}
+
+/** Each simulated customer comes from an address of their own (the start limits count per address). */
+let customers = 0;
+
+/**
+ * A customer's first Pay on the link's page: PaymentLinkPageService.StartPayment over Connect JSON, as
+ * the page's script calls it. Answers the response, and the order's id and token when one was started.
+ */
+async function start(url: string, options: { startId?: string; remoteAddress?: string } = {}) {
+  const suffix = new URL(url).pathname.slice('/l/'.length);
+  customers += 1;
   const res = await svc.app.inject({
-    method: 'GET',
-    url: path,
-    headers: { ...(options.cookie ? { cookie: options.cookie } : {}), 'accept-language': options.language ?? 'en' },
+    method: 'POST',
+    url: '/checkout.v1.PaymentLinkPageService/StartPayment',
+    remoteAddress: options.remoteAddress ?? `127.1.${customers >> 8}.${customers & 255}`,
+    headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' },
+    payload: { suffix, startId: options.startId ?? crypto.randomUUID() },
   });
-  const setCookie = res.headers['set-cookie'];
-  const cookie = typeof setCookie === 'string' ? setCookie.split(';')[0] : undefined;
-  return { res, cookie, orderId: cookie?.split('=')[1] };
+  const body = res.json();
+  return { res, orderId: res.statusCode === 200 ? `ord_${body.checkoutId as string}` : undefined, token: body.checkoutToken as string | undefined, body };
 }
 
 async function ordersOfLink(linkId: string, key = acme.test_secret_key): Promise<Json[]> {
@@ -186,17 +201,39 @@ describe('GET, list and deactivate', () => {
 });
 
 describe('opening a link', () => {
-  it('creates one order per customer, carrying the link, and reuses it on reload', async () => {
-    const link = await newLink({ reference: 'open-1', type: 'collecting' });
-    const first = await open(link.url);
-    expect(first.res.statusCode).toBe(303);
-    expect(first.orderId).toMatch(/^ord_/);
-    expect(first.res.headers.location).toBe(`${TEST_CHECKOUT_URL}/c/${first.orderId!.slice(4)}`);
-    expect(String(first.res.headers['set-cookie'])).toMatch(new RegExp(`Path=${new URL(link.url).pathname}; Max-Age=3600; HttpOnly; SameSite=Lax`));
+  it('shows the payment form for the link itself and creates nothing', async () => {
+    const link = await newLink({ reference: 'open-0', type: 'collecting' });
+    const before = await svc.db.knex('orders').count({ n: '*' });
+    const events = await svc.db.knex('events').count({ n: '*' });
+    const page = await open(link.url);
+    expect(page.res.statusCode).toBe(200);
+    expect(page.res.headers['set-cookie']).toBeUndefined();
+    expect(page.res.headers['cache-control']).toBe('no-store');
+    expect(page.res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.res.body).toContain('<h1>Pay Acme</h1>');
+    expect(page.res.body).toContain('Green tea');
+    expect(page.res.body).toContain('open-0');
+    expect(page.res.body).toContain('Pay €25.00');
+    // The script gets the link's suffix in place of an order's checkout id and token.
+    expect(page.res.body).toContain(`data-link="${new URL(link.url).pathname.slice(3)}"`);
+    expect(page.res.body).toContain('data-checkout-id=""');
+    expect(page.res.body).toContain('data-token=""');
+    expect(await svc.db.knex('orders').count({ n: '*' })).toEqual(before);
+    expect(await svc.db.knex('events').count({ n: '*' })).toEqual(events);
+  });
 
-    const reload = await open(link.url, { cookie: first.cookie });
-    expect(reload.orderId).toBe(first.orderId);
-    const otherCustomer = await open(link.url);
+  it('starts one order per customer who starts to pay, carrying the link, and the same one for a repeated start', async () => {
+    const link = await newLink({ reference: 'open-1', type: 'collecting' });
+    const first = await start(link.url, { startId: 'page-load-1' });
+    expect(first.res.statusCode).toBe(200);
+    expect(first.orderId).toMatch(/^ord_/);
+    expect(first.body).toEqual({ checkoutId: first.orderId!.slice(4), checkoutToken: expect.stringMatching(/^[A-Za-z0-9_-]{20,}$/), checkoutUrl: `${TEST_CHECKOUT_URL}/c/${first.orderId!.slice(4)}` });
+
+    // The same page load retrying its start (a lost answer) gets the same order, whatever address it comes from now.
+    const retried = await start(link.url, { startId: 'page-load-1' });
+    expect(retried.orderId).toBe(first.orderId);
+    expect(retried.token).toBe(first.token);
+    const otherCustomer = await start(link.url);
     expect(otherCustomer.orderId).not.toBe(first.orderId);
 
     const orders = await ordersOfLink(link.id);
@@ -205,11 +242,35 @@ describe('opening a link', () => {
     expect(orders[0]!.line_items).toEqual(link.line_items);
     // An hour to pay.
     expect(new Date(orders[0]!.expires_at).getTime() - new Date(orders[0]!.created).getTime()).toBe(3600_000);
-    const created = await svc.db.knex('events').where({ order_id: first.orderId, type: 'order.created' }).first();
-    expect(created.data.payment_link).toBe(link.id);
+    const created = await svc.db.knex('events').where({ order_id: first.orderId, type: 'order.created' });
+    expect(created).toHaveLength(1);
+    expect(created[0].data.payment_link).toBe(link.id);
+    // The order's page is the normal checkout, and the token the start answered pays it.
+    const card = acme.test_cards.find((c) => c.behaviour === 'approved')!;
+    const paid = await svc.app.inject({
+      method: 'POST',
+      url: '/checkout.v1.CheckoutService/SubmitCardPayment',
+      headers: { 'content-type': 'application/json', 'checkout-token': first.token! },
+      payload: { checkoutId: first.orderId!.slice(4), submissionId: 'pay-1', card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' } },
+    });
+    expect(paid.json().outcome.status).toBe('PAYMENT_STATUS_SUCCEEDED');
     // Ordinary orders name no link, and another merchant sees none of the link's orders.
     expect((await get(`/v1/orders?payment_link=${link.id}`, globex.test_secret_key)).json().data).toEqual([]);
     expect((await get('/v1/orders?payment_link=not%20an%20id')).json().error.code).toBe('parameter_invalid');
+  });
+
+  it('refuses a start for an unknown link, or with a start id no page makes, and creates nothing', async () => {
+    const link = await newLink({ reference: 'open-bad', type: 'collecting' });
+    const before = await svc.db.knex('orders').count({ n: '*' });
+    const unknown = await start('http://pay.test/l/AbCdEfGhIjKlMnOpQrStUvWxYz012345');
+    expect(unknown.res.statusCode).toBe(404);
+    expect(unknown.body.details[0].debug).toMatchObject({ code: 'resource_missing' });
+    for (const startId of ['', 'x'.repeat(101), 'with space']) {
+      const bad = await start(link.url, { startId });
+      expect(bad.res.statusCode).toBe(400);
+      expect(bad.body.details[0].debug).toMatchObject({ code: 'parameter_invalid', param: 'start_id' });
+    }
+    expect(await svc.db.knex('orders').count({ n: '*' })).toEqual(before);
   });
 
   it('answers an unknown or malformed link with the not-found page and creates nothing', async () => {
@@ -231,7 +292,6 @@ describe('opening a link', () => {
 
     const en = await open(deactivated.url);
     expect(en.res.statusCode).toBe(200);
-    expect(en.cookie).toBeUndefined();
     expect(en.res.headers['content-security-policy']).toContain("script-src 'self'");
     expect(en.res.body).toContain('This payment link is no longer active');
     expect(en.res.body).toContain('Acme has switched off this payment link');
@@ -243,13 +303,17 @@ describe('opening a link', () => {
     expect(de.res.body).toContain('<html lang="de-DE">');
     expect(de.res.body).toContain('href="http://127.0.0.1:9/thanks"');
 
+    // Starting to pay it is refused too, before anything is written.
+    expect((await start(deactivated.url)).body.details[0].debug.code).toBe('payment_link_inactive');
+    expect((await start(expired.url)).body.details[0].debug.code).toBe('payment_link_inactive');
+
     expect(await svc.db.knex('orders').count({ n: '*' })).toEqual(before);
     expect(await ordersOfLink(deactivated.id)).toEqual([]);
   });
 
   it('refuses a payment on an open order once its link is deactivated, and charges nothing', async () => {
     const link = await newLink({ reference: 'deactivated-while-open', type: 'collecting' });
-    const { orderId } = await open(link.url);
+    const { orderId } = await start(link.url);
     await deactivate(link.id);
     const err = await payWithTestCard(svc.core.routes, acme, orderId!).catch((e: unknown) => e);
     expect(reasonOf(err)).toBe('payment_link_inactive');
@@ -262,7 +326,7 @@ describe('payments on a link', () => {
     const link = await newLink({ reference: 'collect', type: 'collecting' });
     const orders: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const { orderId } = await open(link.url);
+      const { orderId } = await start(link.url);
       const paid = await payWithTestCard(svc.core.routes, acme, orderId!);
       expect(paid.outcome?.status).toBe(PaymentStatus.SUCCEEDED);
       orders.push(orderId!);
@@ -279,14 +343,16 @@ describe('payments on a link', () => {
 
   it('a single-use link: a declined payment releases it, the first success completes it, and the link then shows "already paid"', async () => {
     const link = await newLink({ reference: 'single' });
-    const a = await open(link.url);
-    const b = await open(link.url);
+    const a = await start(link.url);
+    const b = await start(link.url);
     const declined = await payWithTestCard(svc.core.routes, acme, a.orderId!, { behaviour: 'hard_decline' });
     expect(declined.outcome?.status).toBe(PaymentStatus.FAILED);
     const paid = await payWithTestCard(svc.core.routes, acme, b.orderId!);
     expect(paid.outcome?.status).toBe(PaymentStatus.SUCCEEDED);
     const late = await payWithTestCard(svc.core.routes, acme, a.orderId!, { submissionId: 'again' }).catch((e: unknown) => e);
     expect(reasonOf(late)).toBe('payment_link_used');
+    // Nor can anyone start to pay it now.
+    expect((await start(link.url)).body.details[0].debug.code).toBe('payment_link_used');
 
     expect((await get(`/v1/links/${link.id}`)).json()).toMatchObject({ status: 'completed', active: false, completed_payments: 1 });
     const completed = await svc.db.knex('events').where({ subject_id: link.id });
@@ -299,13 +365,26 @@ describe('payments on a link', () => {
     expect(again.res.body).toContain('Dieser Zahlungslink wurde bereits bezahlt');
     expect(await svc.db.knex('orders').count({ n: '*' })).toEqual(before);
     // The payer reloading the link is told the same; their receipt stays on the order's page.
-    expect((await open(link.url, { cookie: b.cookie })).res.body).toContain('This payment link has already been paid');
+    expect((await open(link.url)).res.body).toContain('This payment link has already been paid');
+  });
+
+  it('a single-use link: no order is started while another order of it has a payment under way', async () => {
+    const link = await newLink({ reference: 'single-in-flight' });
+    const a = await start(link.url);
+    // The first customer's payment waits for its 3-D Secure challenge: it holds the link's one payment.
+    const challenged = await payWithTestCard(svc.core.routes, acme, a.orderId!, { behaviour: 'challenge' });
+    expect(challenged.outcome?.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    const before = await svc.db.knex('orders').count({ n: '*' });
+    const b = await start(link.url);
+    expect(b.res.statusCode).toBe(400);
+    expect(b.body.details[0].debug.code).toBe('payment_link_used');
+    expect(await svc.db.knex('orders').count({ n: '*' })).toEqual(before);
   });
 
   it('a bank transfer cannot pay a single-use link a second time', async () => {
     const link = await newLink({ reference: 'single-transfer' });
-    const a = await open(link.url);
-    const b = await open(link.url);
+    const a = await start(link.url);
+    const b = await start(link.url);
     expect((await payWithTestCard(svc.core.routes, acme, a.orderId!)).outcome?.status).toBe(PaymentStatus.SUCCEEDED);
     const transfer = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${b.orderId}/simulate_transfer`, headers: auth(acme.test_secret_key) });
     expect(transfer.statusCode).toBe(422);
@@ -316,7 +395,7 @@ describe('payments on a link', () => {
   it('20 concurrent payments on orders of one single-use link: exactly one succeeds, the others are told it was used and not charged', async () => {
     const link = await newLink({ reference: 'race-20' });
     const orderIds: string[] = [];
-    for (let i = 0; i < 20; i++) orderIds.push((await open(link.url)).orderId!);
+    for (let i = 0; i < 20; i++) orderIds.push((await start(link.url)).orderId!);
     const results = await Promise.allSettled(orderIds.map((id) => payWithTestCard(svc.core.routes, acme, id)));
     const succeeded = results.filter((r) => r.status === 'fulfilled' && r.value.outcome?.status === PaymentStatus.SUCCEEDED);
     expect(succeeded).toHaveLength(1);

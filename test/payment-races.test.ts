@@ -2,6 +2,7 @@
 // while a transfer pays the order or the order expires, and captures that cannot be recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, Code, createRouterTransport } from '@connectrpc/connect';
+import { pageToken } from './support/payments.ts';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createPayments } from '../src/application/payment/payments.ts';
@@ -47,7 +48,7 @@ async function newOrder() {
   expect(res.statusCode).toBe(201);
   const order = res.json();
   const checkoutId = order.id.slice(4);
-  const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
+  const token = await pageToken(svc.core.routes, checkoutId);
   return { id: order.id as string, checkoutId, token };
 }
 

@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../src/adapters/postgres/migrations/index.ts';
 import { createTestDatabase } from './support/database.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { pageToken } from './support/payments.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -33,7 +34,7 @@ describe('a payment read back by id through the core', () => {
     const orderId = await newOrder();
     const checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
     const checkoutId = orderId.slice(4);
-    const token = (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken;
+    const token = await pageToken(svc.core.routes, checkoutId);
     const card = shop.test_cards.find((c) => c.behaviour === 'soft_decline')!;
     const { outcome } = await checkout.submitCardPayment(
       { checkoutId, submissionId: 'sub-soft', card: { number: card.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada' } },

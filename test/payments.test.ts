@@ -5,7 +5,7 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { ibanValid } from '../src/domain/payment/iban.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
-import { payWithTestCard } from './support/payments.ts';
+import { pageToken, payWithTestCard } from './support/payments.ts';
 import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
 
 let svc: TestService;
@@ -33,7 +33,7 @@ async function newOrder(key = shop.test_secret_key, body: Record<string, unknown
   const order = res.json();
   const checkoutId = order.id.slice(4);
   const view = (await checkout.getCheckout({ checkoutId })).checkout!;
-  return { order, checkoutId, token: view.checkoutToken, view };
+  return { order, checkoutId, token: await pageToken(svc.core.routes, checkoutId), view };
 }
 
 async function restOrder(id: string, key = shop.test_secret_key) {

@@ -23,6 +23,7 @@ import { PGBOUNCER_BIN, pgbouncerVersion, startPgBouncer, type OwnPgBouncer } fr
 import { api, createEndpoint, pool, Receiver, serviceEnv } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
+import { pageTokenAt } from './support/payments.ts';
 
 const version = pgbouncerVersion();
 if (!version) console.warn(`test/pgbouncer.test.ts skipped: no pgbouncer binary at ${PGBOUNCER_BIN} (apt-get install pgbouncer, or set PGBOUNCER_BIN); .ci/run installs it.`);
@@ -80,7 +81,7 @@ describe.skipIf(!version)('PgBouncer in transaction mode', () => {
   async function payCard(orderId: string, behaviour: string) {
     const client = checkout();
     const checkoutId = orderId.slice(4);
-    const token = (await client.getCheckout({ checkoutId })).checkout!.checkoutToken;
+    const token = await pageTokenAt(base, checkoutId);
     const { outcome } = await client.submitCardPayment({ checkoutId, submissionId: crypto.randomUUID(), card: card(behaviour) }, { headers: { 'checkout-token': token } });
     return { client, checkoutId, token, outcome: outcome! };
   }

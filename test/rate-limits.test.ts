@@ -6,6 +6,7 @@ import { buildGateway } from '../gateway/app.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { tokenInPage } from './support/payments.ts';
 
 describe('API rate limit per key', () => {
   let svc: TestService;
@@ -101,8 +102,9 @@ describe('card-testing limits of the checkout', () => {
   async function newCheckout(shop: SandboxCredentials) {
     const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
     const checkoutId = (res.json().id as string).slice(4);
-    const view = await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } });
-    return { checkoutId, token: view.json().checkout.checkoutToken as string };
+    // The token as the customer's browser gets it: in the order's page.
+    const page = await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}` });
+    return { checkoutId, token: tokenInPage(page.body) };
   }
 
   function cardOf(shop: SandboxCredentials, behaviour: string) {
@@ -170,7 +172,7 @@ describe('the client address behind a proxy (TRUST_PROXY)', () => {
       const submit = async (forwardedFor: string | undefined) => {
         const created = await app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
         const checkoutId = (created.json().id as string).slice(4);
-        const token = (await app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } })).json().checkout.checkoutToken;
+        const token = tokenInPage((await app.inject({ method: 'GET', url: `/c/${checkoutId}` })).body);
         await app.inject({
           method: 'POST',
           url: '/checkout.v1.CheckoutService/SubmitCardPayment',
@@ -204,7 +206,7 @@ describe('card-testing limits under concurrency', () => {
       for (let i = 0; i < 30; i++) {
         const created = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' }, payload: orderBody() });
         const checkoutId = (created.json().id as string).slice(4);
-        const token = (await svc.app.inject({ method: 'POST', url: '/checkout.v1.CheckoutService/GetCheckout', headers: { 'content-type': 'application/json' }, payload: { checkoutId } })).json().checkout.checkoutToken as string;
+        const token = tokenInPage((await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}` })).body);
         checkouts.push({ checkoutId, token });
       }
       const answers = await Promise.all(
@@ -226,5 +228,124 @@ describe('card-testing limits under concurrency', () => {
     } finally {
       await svc.close();
     }
+  });
+});
+
+describe('a payment link flooded by anonymous visitors', () => {
+  let svc: TestService;
+  let shop: SandboxCredentials;
+  let proxied: Awaited<ReturnType<typeof buildGateway>>;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    shop = await svc.sandbox('Flooded link shop');
+    // The same core behind a gateway that trusts the proxy in front of it (TRUST_PROXY=true).
+    proxied = await buildGateway({ routes: svc.core.routes, publicUrl: 'http://api.test', trustProxy: 1 });
+  });
+  afterAll(async () => {
+    await proxied?.close();
+    await svc?.close();
+  });
+
+  async function newLink(reference: string): Promise<{ id: string; url: string }> {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/v1/links',
+      headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' },
+      payload: { amount: 2500, currency: 'EUR', reference, type: 'collecting' },
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json();
+  }
+
+  /** Orders of the merchant and their order.created events. */
+  async function written(): Promise<{ orders: number; events: number }> {
+    const merchant = (await svc.db.knex('merchants').where({ name: 'Flooded link shop' }).first()).id as string;
+    const [orders] = await svc.db.knex('orders').where({ merchant_id: merchant }).count<{ count: string }[]>('* as count');
+    const [events] = await svc.db.knex('events').where({ merchant_id: merchant, type: 'order.created' }).count<{ count: string }[]>('* as count');
+    return { orders: Number(orders!.count), events: Number(events!.count) };
+  }
+
+  /** Runs `count` requests, `batch` at a time. */
+  async function flood<T>(count: number, send: (i: number) => Promise<T>, batch = 25): Promise<T[]> {
+    const answers: T[] = [];
+    for (let i = 0; i < count; i += batch) answers.push(...(await Promise.all(Array.from({ length: Math.min(batch, count - i) }, (_, j) => send(i + j)))));
+    return answers;
+  }
+
+  it('300 cookie-less opens from one address, and 300 from as many forwarded addresses, create no order and no event', async () => {
+    const link = await newLink('flood-open');
+    const path = new URL(link.url).pathname;
+    const before = await written();
+
+    const direct = await flood(300, () => svc.app.inject({ method: 'GET', url: path, remoteAddress: '127.0.4.1', headers: { 'accept-language': 'en' } }));
+    // Through a trusted proxy, each open names another client: a crowd (or one client the proxy cannot tell apart).
+    const forwarded = await flood(300, (i) =>
+      proxied.inject({ method: 'GET', url: path, remoteAddress: '127.0.0.200', headers: { 'accept-language': 'en', 'x-forwarded-for': `10.9.${i >> 8}.${i & 255}` } }),
+    );
+    // The page's own Connect call, sent directly.
+    const rpc = await flood(100, () =>
+      svc.app.inject({ method: 'POST', url: '/checkout.v1.PaymentLinkPageService/OpenPaymentLink', remoteAddress: '127.0.4.2', headers: { 'content-type': 'application/json' }, payload: { suffix: path.slice(3) } }),
+    );
+    for (const res of [...direct, ...forwarded]) {
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('Pay €25.00');
+    }
+    for (const res of rpc) expect(res.statusCode).toBe(200);
+    expect(await written()).toEqual(before);
+    expect(svc.internalErrors).toEqual([]);
+  });
+
+  /** A customer's first Pay: StartPayment, as the link page's script sends it. */
+  const start = (app: typeof proxied, suffix: string, remoteAddress: string, forwardedFor?: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/checkout.v1.PaymentLinkPageService/StartPayment',
+      remoteAddress,
+      headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      payload: { suffix, startId: crypto.randomUUID() },
+    });
+
+  it('300 starts to pay from one address create at most that address\'s 10, with order.created for each; the rest are told to wait', async () => {
+    const link = await newLink('flood-start-one');
+    const suffix = new URL(link.url).pathname.slice(3);
+    const before = await written();
+    const started = Date.now();
+    const answers = await flood(300, () => start(svc.app, suffix, '127.0.5.1'));
+    const elapsedHours = (Date.now() - started) / 3600_000;
+    const made = (await written()).orders - before.orders;
+    // The address's burst, plus what 10 an hour can have added meanwhile.
+    expect(made).toBeGreaterThanOrEqual(1);
+    expect(made).toBeLessThanOrEqual(10 + Math.ceil(10 * elapsedHours));
+    expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(made);
+    expect((await written()).events - before.events).toBe(made);
+    const refused = answers.filter((r) => r.statusCode !== 200);
+    expect(refused).toHaveLength(300 - made);
+    for (const r of refused) {
+      expect(r.statusCode).toBe(429);
+      expect(r.json()).toMatchObject({ code: 'resource_exhausted', details: [{ debug: { type: 'rate_limit_error', code: 'payment_link_busy' } }] });
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // Another customer, elsewhere, still starts.
+    expect((await start(svc.app, suffix, '127.0.5.2')).statusCode).toBe(200);
+  });
+
+  it('300 starts to pay from as many forwarded addresses create at most the link\'s 50 (and its refill); other links go on', async () => {
+    const link = await newLink('flood-start-many');
+    const suffix = new URL(link.url).pathname.slice(3);
+    const before = await written();
+    const started = Date.now();
+    const answers = await flood(300, (i) => start(proxied, suffix, '127.0.0.200', `10.8.${i >> 8}.${i & 255}`));
+    const elapsedS = (Date.now() - started) / 1000;
+    const made = (await written()).orders - before.orders;
+    // The link's burst, plus one every 6 seconds meanwhile.
+    expect(made).toBeGreaterThanOrEqual(1);
+    expect(made).toBeLessThanOrEqual(50 + Math.ceil(elapsedS / 6));
+    expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(made);
+    expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(300 - made);
+    expect((await written()).events - before.events).toBe(made);
+    const other = await newLink('flood-start-other');
+    expect((await start(proxied, new URL(other.url).pathname.slice(3), '127.0.0.200', '10.7.0.1')).statusCode).toBe(200);
+    expect(svc.internalErrors).toEqual([]);
   });
 });

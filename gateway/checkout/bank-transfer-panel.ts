@@ -19,3 +19,17 @@ export function renderBankTransferPanel(instructions: BankTransferInstructions, 
 </dl>
 </section>`;
 }
+
+/**
+ * A payment link's bank transfer before its order exists: the button creates the order (the
+ * script's StartPayment) and opens the order's page, which shows the account and the reference.
+ */
+export function renderBankTransferStartPanel(amount: string, ctx: PageContext): SafeHtml {
+  const m = ctx.messages;
+  return html`<section class="panel" aria-labelledby="bank-title">
+<h2 id="bank-title">${m.bankTransfer}</h2>
+<p>${interpolate(m.bankStartIntro, { amount: html`<strong>${amount}</strong>` })}</p>
+<button type="button" id="bank-start" class="wide" data-pay disabled>${m.bankStart}</button>
+<p id="bank-status" class="status" role="status" aria-live="polite"></p>
+</section>`;
+}

@@ -1,4 +1,5 @@
-import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, createContextValues, type Client } from '@connectrpc/connect';
+import { HOSTED_PAGE } from '../../src/application/shared/request-context.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckoutService } from '../../src/gen/checkout/v1/checkout_pb.ts';
 import { loadCheckoutAssets, pickEncoding, type CheckoutAssets } from './assets.ts';
@@ -77,7 +78,8 @@ export function registerCheckoutPages(app: FastifyInstance, checkout: Client<typ
         if (!CHECKOUT_ID.test(checkoutId)) return sendHtml(reply, 404, renderNotFoundPage(ctx));
         let res;
         try {
-          res = await checkout.getCheckout({ checkoutId }, { headers: { 'request-id': req.id } });
+          // The page's own render: the one call GetCheckout answers the checkout token to (for the page's script).
+          res = await checkout.getCheckout({ checkoutId }, { headers: { 'request-id': req.id }, contextValues: createContextValues().set(HOSTED_PAGE, true) });
         } catch (err) {
           const code = ConnectError.from(err).code;
           if (code === Code.NotFound || code === Code.InvalidArgument) return sendHtml(reply, 404, renderNotFoundPage(ctx));

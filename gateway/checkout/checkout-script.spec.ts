@@ -7,6 +7,7 @@ import { ReceiptSchema } from '../../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderStatus } from '../../src/gen/checkout/v1/order_pb.ts';
 import { messagesFor, negotiateLocale } from './i18n.ts';
 import { renderCheckout } from './render-checkout.ts';
+import { renderPaymentPage } from './payment-page.ts';
 import { SAMPLE_ASSETS, SAMPLE_NOW, sampleCheckout, type SampleOverrides } from './sample-checkout.ts';
 
 const SCRIPT = readFileSync(new URL('./assets/checkout.js', import.meta.url), 'utf8');
@@ -173,13 +174,18 @@ interface FetchCall {
   fail(): void;
 }
 
-/** Loads a rendered page into the fake DOM and runs the script on it, with fetch answered by the test. */
-function runPage(overrides: SampleOverrides = {}, acceptLanguage = 'en') {
+/**
+ * Loads a rendered page into the fake DOM and runs the script on it, with fetch answered by the test.
+ * With `link`, the page of a payment link (its suffix) before any order exists.
+ */
+function runPage(overrides: SampleOverrides = {}, acceptLanguage = 'en', link?: string) {
   const locale = negotiateLocale(acceptLanguage);
-  const page = renderCheckout(sampleCheckout(overrides), { locale, messages: messagesFor(locale.language), assets: SAMPLE_ASSETS, now: SAMPLE_NOW });
+  const ctx = { locale, messages: messagesFor(locale.language), assets: SAMPLE_ASSETS, now: SAMPLE_NOW };
+  const page = link === undefined ? renderCheckout(sampleCheckout(overrides), ctx) : renderPaymentPage(sampleCheckout(overrides), ctx, link);
   const dom = new FakeDom(page);
   const fetches: FetchCall[] = [];
   const location = { reload: vi.fn(), assign: vi.fn() };
+  const history = { replaceState: vi.fn() };
   const fetch = (url: string, init: { headers: Record<string, string>; body: string }) =>
     new Promise((resolve, reject) => {
       fetches.push({
@@ -193,6 +199,7 @@ function runPage(overrides: SampleOverrides = {}, acceptLanguage = 'en') {
   const context = vm.createContext({
     document: dom.document(),
     location,
+    history,
     fetch,
     crypto: globalThis.crypto,
     setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
@@ -211,7 +218,7 @@ function runPage(overrides: SampleOverrides = {}, acceptLanguage = 'en') {
     type('cc-name', 'Ada Lovelace');
   };
   const submit = () => el('card-form').dispatch('submit');
-  return { dom, el, type, fillCard, submit, fetches, location };
+  return { dom, el, type, fillCard, submit, fetches, location, history };
 }
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -416,6 +423,87 @@ describe('the payment page script', () => {
     expect(fetches[0]!.body).toEqual({ checkoutId: 'Xy7kP2mQ9rT4vW8zA1bC3dE5', submissionId: expect.any(String) });
     fetches[0]!.respond(200, outcome('PAYMENT_STATUS_SUCCEEDED'));
     await flush();
+    expect(location.reload).toHaveBeenCalledOnce();
+  });
+});
+
+describe('the payment link page script', () => {
+  // A link's page: no order, so no checkout id or token, and no bank transfer instructions yet.
+  const linkPage = { checkoutId: '', checkoutToken: '', bankTransfer: undefined, order: { id: '', checkoutUrl: '' } };
+  const SUFFIX = 'Lk8sJ2nB5vC7xZ9qW1eR3tY6uI0oP4aS';
+  const started = { checkoutId: 'Nw4rD6tF8hJ0kL2zX5cV7bN9', checkoutToken: 'ctok_started', checkoutUrl: 'https://pay.example/c/Nw4rD6tF8hJ0kL2zX5cV7bN9' };
+
+  it('starts the order at the first Pay, then pays it with its token, and the page becomes the order\'s', async () => {
+    const { el, fillCard, submit, fetches, location, history } = runPage(linkPage, 'en', SUFFIX);
+    expect(el('card-submit').disabled).toBe(false);
+    fillCard();
+    submit();
+    await flush();
+    expect(fetches).toHaveLength(1);
+    expect(fetches[0]!.url).toBe('/checkout.v1.PaymentLinkPageService/StartPayment');
+    expect(fetches[0]!.body).toEqual({ suffix: SUFFIX, startId: expect.any(String) });
+    expect(fetches[0]!.headers).not.toHaveProperty('checkout-token');
+    fetches[0]!.respond(200, started);
+    await flush();
+    await flush();
+    expect(history.replaceState).toHaveBeenCalledWith(null, '', '/c/Nw4rD6tF8hJ0kL2zX5cV7bN9');
+    expect(fetches).toHaveLength(2);
+    expect(fetches[1]!.url).toBe('/checkout.v1.CheckoutService/SubmitCardPayment');
+    expect(fetches[1]!.headers['checkout-token']).toBe('ctok_started');
+    expect(fetches[1]!.body).toMatchObject({ checkoutId: 'Nw4rD6tF8hJ0kL2zX5cV7bN9' });
+    fetches[1]!.respond(200, outcome('PAYMENT_STATUS_FAILED', { declineCode: 'insufficient_funds', checkout: { attemptsRemaining: 9 } }));
+    await flush();
+    // The next try pays the same order: no second start.
+    el('wallet-pay').dispatch('click');
+    expect(fetches).toHaveLength(3);
+    expect(fetches[2]!.url).toBe('/checkout.v1.CheckoutService/SubmitWalletPayment');
+    expect(fetches[2]!.body).toMatchObject({ checkoutId: 'Nw4rD6tF8hJ0kL2zX5cV7bN9' });
+    fetches[2]!.respond(200, outcome('PAYMENT_STATUS_SUCCEEDED'));
+    await flush();
+    expect(location.reload).toHaveBeenCalledOnce();
+  });
+
+  it('repeats the same start id after a network failure, and says so when the link is busy', async () => {
+    const { el, fillCard, submit, fetches } = runPage(linkPage, 'en', SUFFIX);
+    fillCard();
+    submit();
+    await flush();
+    fetches[0]!.fail();
+    await flush();
+    await flush();
+    expect(el('card-status').textContent).toBe('The payment service could not be reached. Try again: you will not be charged twice.');
+    submit();
+    await flush();
+    expect(fetches[1]!.body).toEqual(fetches[0]!.body);
+    fetches[1]!.respond(429, { code: 'resource_exhausted', message: 'busy', details: [{ debug: { type: 'rate_limit_error', code: 'payment_link_busy' } }] });
+    await flush();
+    await flush();
+    expect(el('card-status').textContent).toBe('Many payments are being started here right now. Please wait a moment, then try again. You have not been charged.');
+    expect(el('card-submit').disabled).toBe(false);
+  });
+
+  it('tells the customer a single-use link was just used, and takes no second try', async () => {
+    const { el, fillCard, submit, fetches } = runPage(linkPage, 'en', SUFFIX);
+    fillCard();
+    submit();
+    await flush();
+    fetches[0]!.respond(400, { code: 'failed_precondition', message: 'used', details: [{ debug: { type: 'invalid_request_error', code: 'payment_link_used' } }] });
+    await flush();
+    await flush();
+    expect(el('card-status').textContent).toBe('This payment link has just been used by someone else, and it accepts one payment only. You have not been charged.');
+    expect(el('card-submit').disabled).toBe(true);
+  });
+
+  it('opens a new order\'s bank details from the bank transfer button', async () => {
+    const { el, fetches, location, history } = runPage(linkPage, 'en', SUFFIX);
+    expect(el('bank-start').disabled).toBe(false);
+    el('bank-start').dispatch('click');
+    await flush();
+    expect(fetches[0]!.url).toBe('/checkout.v1.PaymentLinkPageService/StartPayment');
+    fetches[0]!.respond(200, started);
+    await flush();
+    await flush();
+    expect(history.replaceState).toHaveBeenCalledWith(null, '', '/c/Nw4rD6tF8hJ0kL2zX5cV7bN9');
     expect(location.reload).toHaveBeenCalledOnce();
   });
 });

@@ -36,6 +36,8 @@ export interface ClientMessages {
   linkUsed: string;
   /** The payment link of the order was deactivated or expired. */
   linkInactive: string;
+  /** Too many orders started on a payment link (from this network, or by everyone at once): wait a moment. */
+  linkBusy: string;
   /** Customer-facing texts of every decline code the core sends; a new code fails the typecheck here. */
   decline: Readonly<Record<DeclineCode, string>>;
 }
@@ -70,6 +72,10 @@ export interface Messages {
   walletNote: string;
   bankTransfer: string;
   bankIntro: string;
+  /** A payment link's page, before the order exists: what the bank transfer button does ({amount}). */
+  bankStartIntro: string;
+  /** That button. */
+  bankStart: string;
   iban: string;
   bic: string;
   accountHolder: string;
@@ -142,6 +148,8 @@ const en: Messages = {
   walletNote: 'A simulated wallet, offered in test mode only.',
   bankTransfer: 'Bank transfer',
   bankIntro: 'Transfer exactly {amount} to the account below and quote the reference, so that your payment can be matched. Your order is paid once the money arrives.',
+  bankStartIntro: 'Pay {amount} by bank transfer: you get the account to transfer to and the reference to quote.',
+  bankStart: 'Show the bank details',
   iban: 'IBAN',
   bic: 'BIC',
   accountHolder: 'Account holder',
@@ -209,6 +217,7 @@ const en: Messages = {
     velocityLimited: 'Too many payment attempts in a short time. Please wait a few minutes, then try again.',
     linkUsed: 'This payment link has just been used by someone else, and it accepts one payment only. You have not been charged.',
     linkInactive: 'This payment link is no longer active. You have not been charged.',
+    linkBusy: 'Many payments are being started here right now. Please wait a moment, then try again. You have not been charged.',
     decline: {
       insufficient_funds: 'The card has insufficient funds. Try another card.',
       issuer_unavailable: 'Your bank could not be reached. Please try again.',
@@ -250,6 +259,8 @@ const de: Messages = {
   walletNote: 'Eine simulierte Wallet, nur im Testmodus verfügbar.',
   bankTransfer: 'Banküberweisung',
   bankIntro: 'Überweisen Sie genau {amount} auf das folgende Konto und geben Sie den Verwendungszweck an, damit Ihre Zahlung zugeordnet werden kann. Die Bestellung ist bezahlt, sobald das Geld eingegangen ist.',
+  bankStartIntro: 'Bezahlen Sie {amount} per Überweisung: Sie erhalten das Konto und den anzugebenden Verwendungszweck.',
+  bankStart: 'Bankverbindung anzeigen',
   iban: 'IBAN',
   bic: 'BIC',
   accountHolder: 'Kontoinhaber',
@@ -317,6 +328,7 @@ const de: Messages = {
     velocityLimited: 'Zu viele Zahlungsversuche in kurzer Zeit. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.',
     linkUsed: 'Dieser Zahlungslink wurde gerade von jemand anderem verwendet und nimmt nur eine Zahlung an. Ihnen wurde nichts abgebucht.',
     linkInactive: 'Dieser Zahlungslink ist nicht mehr aktiv. Ihnen wurde nichts abgebucht.',
+    linkBusy: 'Gerade werden hier sehr viele Zahlungen begonnen. Bitte warten Sie einen Moment und versuchen Sie es dann erneut. Ihnen wurde nichts abgebucht.',
     decline: {
       insufficient_funds: 'Die Karte ist nicht ausreichend gedeckt. Versuchen Sie es mit einer anderen Karte.',
       issuer_unavailable: 'Ihre Bank war nicht erreichbar. Bitte versuchen Sie es erneut.',

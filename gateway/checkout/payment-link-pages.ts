@@ -5,15 +5,11 @@ import { loadCheckoutAssets, type CheckoutAssets } from './assets.ts';
 import { messagesFor, negotiateLocale } from './i18n.ts';
 import type { PageContext } from './layout.ts';
 import { renderClosedLinkPage, renderErrorPage, renderNotFoundPage, type ClosedLinkReason } from './notice-pages.ts';
+import { renderPaymentPage } from './payment-page.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 
 /** Link suffixes are base62 secrets: anything else is answered 404 without asking the core. */
 const LINK_SUFFIX = /^[A-Za-z0-9]{1,64}$/;
-/** The cookie, scoped to one link's path, that remembers the order this browser opened from it. */
-export const LINK_ORDER_COOKIE = 'checkout_link_order';
-const ORDER_ID = /^ord_[A-Za-z0-9]{1,64}$/;
-/** As long as an order opened from a link takes payment (LINK_ORDER_TTL_MS). */
-const COOKIE_MAX_AGE_S = 3600;
 
 const CLOSED: Partial<Record<PaymentLinkStatus, ClosedLinkReason>> = {
   [PaymentLinkStatus.DEACTIVATED]: 'deactivated',
@@ -25,24 +21,16 @@ function sendHtml(reply: FastifyReply, status: number, body: string): FastifyRep
   return reply.code(status).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Vary', 'Accept-Language').send(body);
 }
 
-/** The order id this browser's cookie remembers for the link, when it is shaped like one. */
-function rememberedOrder(req: FastifyRequest): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [name, value] = part.trim().split('=', 2);
-    if (name === LINK_ORDER_COOKIE && value && ORDER_ID.test(value)) return value;
-  }
-  return undefined;
-}
-
 /**
  * Registers GET /l/:suffix, the page a payment link's URL opens. The core
- * (PaymentLinkPageService.OpenPaymentLink, in-process) answers the order to
- * pay: the one this browser opened before (a cookie on the link's path) while
- * it takes payment, or a fresh one; the customer is redirected (303) to its
- * hosted checkout, which is the normal one. A deactivated, expired or already
- * paid single-use link gets a page saying so in the customer's language (200,
- * as the checkout's expired page)
- * and nothing is created. The pages carry the checkout's security headers.
+ * (PaymentLinkPageService.OpenPaymentLink, in-process) only reads: an active
+ * link gets the payment form for the link itself (the checkout's own payment
+ * page, with the link's suffix where an order's checkout id and token would
+ * be), and nothing is created; the order exists from the customer's first Pay
+ * (the page's script calls StartPayment, then pays on the new order and moves
+ * to its checkout URL). A deactivated, expired or already paid single-use link
+ * gets a page saying so in the customer's language (200, as the checkout's
+ * expired page). The pages carry the checkout's security headers.
  */
 export function registerPaymentLinkPages(app: FastifyInstance, links: Client<typeof PaymentLinkPageService>, options: { readonly now?: () => Date; readonly assets?: CheckoutAssets } = {}): void {
   const assets = options.assets ?? loadCheckoutAssets();
@@ -72,7 +60,7 @@ export function registerPaymentLinkPages(app: FastifyInstance, links: Client<typ
         if (!LINK_SUFFIX.test(suffix)) return sendHtml(reply, 404, renderNotFoundPage(ctx));
         let res;
         try {
-          res = await links.openPaymentLink({ suffix, orderId: rememberedOrder(req) }, { headers: { 'request-id': req.id } });
+          res = await links.openPaymentLink({ suffix }, { headers: { 'request-id': req.id } });
         } catch (err) {
           const code = ConnectError.from(err).code;
           if (code === Code.NotFound || code === Code.InvalidArgument) return sendHtml(reply, 404, renderNotFoundPage(ctx));
@@ -80,14 +68,8 @@ export function registerPaymentLinkPages(app: FastifyInstance, links: Client<typ
         }
         const closed = CLOSED[res.closed];
         if (closed) return sendHtml(reply, 200, renderClosedLinkPage(closed, { merchantName: res.merchantName, testMode: res.testMode, returnUrl: res.returnUrl }, ctx));
-        if (!res.order) throw new Error('OpenPaymentLink answered neither an order nor why not');
-        const secure = res.order.checkoutUrl.startsWith('https:') ? '; Secure' : '';
-        return reply
-          .code(303)
-          .header('Set-Cookie', `${LINK_ORDER_COOKIE}=${res.order.id}; Path=/l/${suffix}; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`)
-          .header('Cache-Control', 'no-store')
-          .header('Location', res.order.checkoutUrl)
-          .send();
+        if (!res.checkout) throw new Error('OpenPaymentLink answered neither a checkout nor why not');
+        return sendHtml(reply, 200, renderPaymentPage(res.checkout, ctx, suffix));
       });
     },
     { prefix: '/l' },

@@ -1,7 +1,7 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { PaymentMethod, type Checkout } from '../../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderStatus } from '../../src/gen/checkout/v1/order_pb.ts';
-import { renderBankTransferPanel } from './bank-transfer-panel.ts';
+import { renderBankTransferPanel, renderBankTransferStartPanel } from './bank-transfer-panel.ts';
 import { renderCardForm } from './card-form.ts';
 import { renderChallengeDialog } from './challenge-dialog.ts';
 import { formatDateTime, formatMoney } from './format.ts';
@@ -17,8 +17,11 @@ import { renderSavedCardsPanel } from './saved-cards-panel.ts';
  * with the attempts left, then one panel per method the merchant switched
  * on. The card form and wallet need the script; the page carries what the
  * script needs (checkout id, checkout token, client messages) in data attributes.
+ * With `link` (a payment link's suffix), the page of a link before any order
+ * exists: no checkout id or token, the suffix instead (the script starts the
+ * order at the first Pay), and a button for the bank transfer's details.
  */
-export function renderPaymentPage(checkout: Checkout, ctx: PageContext): string {
+export function renderPaymentPage(checkout: Checkout, ctx: PageContext, link?: string): string {
   const m = ctx.messages;
   const order = checkout.order;
   const merchant = merchantName(checkout, ctx);
@@ -30,14 +33,15 @@ export function renderPaymentPage(checkout: Checkout, ctx: PageContext): string 
   const card = methods.has(PaymentMethod.CARD);
   const wallet = methods.has(PaymentMethod.WALLET) && checkout.testMode;
   const bank = methods.has(PaymentMethod.BANK_TRANSFER) ? checkout.bankTransfer : undefined;
-  const interactive = (card || wallet) && !exhausted;
+  const bankStart = link !== undefined && methods.has(PaymentMethod.BANK_TRANSFER);
+  const interactive = (card || wallet || bankStart) && !exhausted;
   const expiresAt = checkout.expiresAt ?? order?.expiresAt;
   const expiresAtDate = expiresAt && timestampDate(expiresAt);
   // The decline in the customer's language, as the script shows it; the core's (English) message for codes the catalogue lacks.
   const declines: Readonly<Record<string, string>> = m.client.decline;
   const lastFailure = (Object.hasOwn(declines, checkout.lastFailureCode) && declines[checkout.lastFailureCode]) || checkout.lastFailureMessage;
 
-  const main = html`<main id="checkout" data-checkout-id="${checkout.checkoutId}" data-token="${interactive ? checkout.checkoutToken : ''}" data-messages="${interactive ? JSON.stringify(m.client) : ''}">
+  const main = html`<main id="checkout" data-checkout-id="${checkout.checkoutId}" data-token="${interactive ? checkout.checkoutToken : ''}"${link !== undefined && interactive && html` data-link="${link}"`} data-messages="${interactive ? JSON.stringify(m.client) : ''}">
 <h1>${fill(m.payMerchant, { merchant })}</h1>
 ${renderOrderSummary(order, ctx)}
 ${expiresAtDate && html`<p class="muted">${interpolate(m.openUntil, { date: html`<time datetime="${expiresAtDate.toISOString()}" data-local>${formatDateTime(expiresAtDate, ctx.locale.locale)}</time>` })}</p>`}
@@ -47,7 +51,8 @@ ${card && !exhausted && checkout.savedCards.length > 0 && renderSavedCardsPanel(
 ${card && !exhausted && renderCardForm(ctx, fill(m.pay, { amount: total }), checkout.canSaveCard)}
 ${wallet && !exhausted && renderWalletPanel(ctx)}
 ${bank && renderBankTransferPanel(bank, ctx)}
-${!card && !wallet && !bank && html`<p class="notice">${fill(m.noMethods, { merchant })}</p>`}
+${bankStart && renderBankTransferStartPanel(total, ctx)}
+${!card && !wallet && !bank && !bankStart && html`<p class="notice">${fill(m.noMethods, { merchant })}</p>`}
 ${interactive && renderChallengeDialog(ctx, total, merchant)}
 </main>`;
   return renderDocument(ctx, { title: `${fill(m.payMerchant, { merchant })} – ${order?.reference ?? ''}`, main, testMode: checkout.testMode });

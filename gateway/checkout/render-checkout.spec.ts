@@ -6,6 +6,7 @@ import { OrderStatus } from '../../src/gen/checkout/v1/order_pb.ts';
 import { messagesFor, negotiateLocale } from './i18n.ts';
 import type { PageContext } from './layout.ts';
 import { checkoutView, renderCheckout } from './render-checkout.ts';
+import { renderPaymentPage } from './payment-page.ts';
 import { SAMPLE_ASSETS, SAMPLE_NOW, sampleCheckout, type SampleOverrides } from './sample-checkout.ts';
 
 function ctx(acceptLanguage = 'en'): PageContext {
@@ -167,8 +168,35 @@ describe('renderCheckout: language and formatting', () => {
   });
 });
 
+/** A payment link's page before any order exists: the link's suffix, no checkout id, token or bank instructions. */
+const renderLink = (overrides: SampleOverrides = {}, suffix = 'Lk8sJ2nB5vC7xZ9qW1eR3tY6uI0oP4aS', acceptLanguage = 'en') =>
+  renderPaymentPage(sampleCheckout({ checkoutId: '', checkoutToken: '', bankTransfer: undefined, ...overrides, order: { id: '', checkoutUrl: '', ...overrides.order } }), ctx(acceptLanguage), suffix);
+
+describe('renderPaymentPage: a payment link\'s page', () => {
+  it('carries the link\'s suffix for the script, and no checkout id or token', () => {
+    const out = renderLink();
+    expect(out).toContain('<main id="checkout" data-checkout-id="" data-token="" data-link="Lk8sJ2nB5vC7xZ9qW1eR3tY6uI0oP4aS" data-messages=');
+    expect(out).toContain('id="card-form"');
+    expect(out).toContain('Pay with Test Wallet');
+  });
+
+  it('offers the bank transfer as a button that makes the order, never an account before it exists', () => {
+    const out = plain(renderLink({ methods: [PaymentMethod.BANK_TRANSFER] }, undefined, 'de'));
+    expect(out).toContain('<button type="button" id="bank-start" class="wide" data-pay disabled>Bankverbindung anzeigen</button>');
+    expect(out).not.toContain('IBAN');
+    expect(out).toContain('data-link="Lk8sJ2nB5vC7xZ9qW1eR3tY6uI0oP4aS"');
+  });
+
+  it('escapes the suffix it is given, and gives the script nothing when nothing can be paid', () => {
+    expect(renderLink({}, '"><img src=x>')).toContain('data-link="&quot;&gt;&lt;img src=x&gt;"');
+    const none = renderLink({ methods: [] });
+    expect(none).not.toContain('data-link');
+    expect(none).toContain('No payment method is available');
+  });
+});
+
 describe('renderCheckout: markup rules', () => {
-  const pages = [render(), render(paid), render({ order: { status: OrderStatus.EXPIRED } }), render({ order: { status: OrderStatus.FAILED }, lastFailureMessage: 'x' }, 'de')];
+  const pages = [render(), render(paid), render({ order: { status: OrderStatus.EXPIRED } }), render({ order: { status: OrderStatus.FAILED }, lastFailureMessage: 'x' }, 'de'), renderLink(), renderLink({}, undefined, 'de')];
 
   it('has no inline script, inline style or event handler attributes', () => {
     for (const out of pages) {

@@ -29,6 +29,7 @@ import { PostgresPaymentLinkRepository } from '../adapters/postgres/payment-link
 import { createCreatePaymentLink } from '../application/payment-link/create-payment-link.ts';
 import { createDeactivatePaymentLink } from '../application/payment-link/deactivate-payment-link.ts';
 import { createOpenPaymentLink } from '../application/payment-link/open-payment-link.ts';
+import { createStartLinkPayment, DEFAULT_LINK_START_LIMITS, type LinkStartBucket, type LinkStartLimits } from '../application/payment-link/start-link-payment.ts';
 import { createPaymentLinkService } from '../application/payment-link/payment-link-service.ts';
 import { createPaymentLinkPageService } from '../application/payment-link/payment-link-page-service.ts';
 import { EVENT_ID_PREFIX } from '../domain/event/domain-event.ts';
@@ -102,6 +103,8 @@ export interface CoreOptions {
   readonly velocity?: VelocityLimits;
   /** API rate limit per key; none when absent or when perSecond is 0. */
   readonly rateLimit?: RateLimitPolicy;
+  /** How many orders customers may start on payment links, per client address and per link (DEFAULT_LINK_START_LIMITS when absent). */
+  readonly linkStarts?: LinkStartLimits;
   /** The daily payout cut-off, minutes after midnight UTC (midnight when absent). */
   readonly payoutCutoffMinutesUtc?: number;
   /** The card vault's keys (loadKeyRing); a process-lifetime key, test mode only, when absent. */
@@ -155,6 +158,9 @@ export function createCore(options: CoreOptions): Core {
   const paymentStore = new PostgresPaymentRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
+  const linkStarts = options.linkStarts ?? DEFAULT_LINK_START_LIMITS;
+  /** A bucket shared by every instance, or none when the limit is switched off (a burst or rate of 0). */
+  const bucket = (policy: LinkStartBucket) => (policy.burst > 0 && policy.perSecond > 0 ? new PostgresRateLimiter(options.knex, policy) : undefined);
   const authenticate = createAuthenticate({ keys: merchants, limiter, metrics: options.metrics });
   const refundStore = new PostgresRefundRepository(options.knex);
   const disputeStore = new PostgresDisputeRepository(options.knex);
@@ -248,7 +254,16 @@ export function createCore(options: CoreOptions): Core {
     clock,
   });
   const paymentLinkPageService = createPaymentLinkPageService({
-    open: createOpenPaymentLink({ links: linkStore, orders, store: orderCreation, merchants, ids, clock }),
+    open: createOpenPaymentLink({ links: linkStore, merchants, clock }),
+    start: createStartLinkPayment({
+      links: linkStore,
+      merchants,
+      store: orderCreation,
+      ids,
+      clock,
+      limiters: { perClientAddress: bucket(linkStarts.perClientAddress), perLink: bucket(linkStarts.perLink) },
+      metrics: options.metrics,
+    }),
   });
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);

@@ -2,7 +2,7 @@
    the 3-D Secure step, and the receipt's redirect. No framework, no third
    party. Card data is sent only in the POST body of one same-origin call,
    and never logged, stored or put in a URL. */
-/* global document, location, fetch, crypto */
+/* global document, location, history, fetch, crypto */
 'use strict';
 
 const BRANDS = {
@@ -105,6 +105,9 @@ function initPayment(root) {
   const dialog = $('challenge');
   const code = $('challenge-code');
   const pending = {}; // submission id per method, kept while that submission's outcome is unknown
+  // A payment link's page has no order until the first Pay: its suffix, and one start id per page load.
+  const link = root.dataset.link || '';
+  const startId = link ? newId() : '';
   let busy = false;
   let locked = false;
   let challenge = null; // { attemptId, status: the origin status element, focus: where focus returns }
@@ -141,14 +144,14 @@ function initPayment(root) {
     card_name_invalid: ['cc-name', 'nameRequired'],
   };
 
-  /** POSTs one Connect unary call; resolves to {outcome} or {error, reason}. */
-  async function call(method, body) {
+  /** POSTs one Connect unary call to `path`; resolves to {json} or {error, reason}. */
+  async function rpc(path, body, headers) {
     let res;
     let json = null;
     try {
-      res = await fetch(`/checkout.v1.CheckoutService/${method}`, {
+      res = await fetch(path, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Connect-Protocol-Version': '1', 'checkout-token': root.dataset.token },
+        headers: { 'Content-Type': 'application/json', 'Connect-Protocol-Version': '1', ...headers },
         body: JSON.stringify(body),
         credentials: 'same-origin',
         cache: 'no-store',
@@ -157,10 +160,34 @@ function initPayment(root) {
     } catch {
       // Network failure, or a proxy's non-JSON error page.
     }
-    if (res && res.ok && json && json.outcome) return { outcome: json.outcome };
+    if (res && res.ok && json) return { json };
     const detail = json && Array.isArray(json.details) ? json.details.map((d) => d.debug).find(Boolean) : null;
     const error = json && json.code ? json.code : !res || res.status >= 500 ? 'unavailable' : 'unknown';
     return { error, reason: detail && detail.code };
+  }
+
+  /** One CheckoutService call with the order's token; resolves to {outcome} or {error, reason}. */
+  async function call(method, body) {
+    const result = await rpc(`/checkout.v1.CheckoutService/${method}`, body, { 'checkout-token': root.dataset.token });
+    if (result.json && result.json.outcome) return { outcome: result.json.outcome };
+    return result.json ? { error: 'unknown' } : result;
+  }
+
+  /**
+   * On a payment link's page, the customer's first Pay creates their order (StartPayment; a repeat
+   * with this page's start id answers the same order). From then on the page is that order's
+   * checkout: its id and token, and its address, so that a reload shows the order. Resolves to {} or
+   * {error, reason}.
+   */
+  async function startOrder() {
+    if (!link || root.dataset.checkoutId) return {};
+    const result = await rpc('/checkout.v1.PaymentLinkPageService/StartPayment', { suffix: link, startId }, {});
+    if (!result.json) return result;
+    if (!result.json.checkoutId || !result.json.checkoutToken) return { error: 'unknown' };
+    root.dataset.checkoutId = result.json.checkoutId;
+    root.dataset.token = result.json.checkoutToken;
+    history.replaceState(null, '', `/c/${encodeURIComponent(result.json.checkoutId)}`);
+    return {};
   }
 
   function closeChallenge() {
@@ -186,6 +213,12 @@ function initPayment(root) {
       // Paid or expired meanwhile (or the method was switched off): the server renders the current state.
       setStatus(statusEl, t('stale'));
       location.reload();
+      return;
+    }
+    if (reason === 'payment_link_busy') {
+      // Too many orders started on the link (or from this network): it passes, so the form stays usable.
+      setBusy(false);
+      setStatus(statusEl, t('linkBusy'), 'error');
       return;
     }
     if (reason === 'too_many_payment_attempts') {
@@ -255,6 +288,10 @@ function initPayment(root) {
     if (busy || locked) return;
     setBusy(true);
     setStatus(statusEl, t('processing'));
+    if (link && !root.dataset.checkoutId) {
+      const started = await startOrder();
+      if (started.error) return handleError(started, key, statusEl);
+    }
     pending[key] = pending[key] || newId();
     const result = await call(method, { checkoutId: root.dataset.checkoutId, submissionId: pending[key], ...body });
     if (result.error) return handleError(result, key, statusEl);
@@ -304,6 +341,20 @@ function initPayment(root) {
 
   const wallet = $('wallet-pay');
   if (wallet) wallet.addEventListener('click', () => pay('SubmitWalletPayment', {}, $('wallet-status'), wallet));
+
+  // A payment link's bank transfer: the order (and its account and reference) exists once started.
+  const bankStart = $('bank-start');
+  if (bankStart) {
+    bankStart.addEventListener('click', async () => {
+      if (busy || locked) return;
+      const status = $('bank-status');
+      setBusy(true);
+      setStatus(status, '');
+      const started = await startOrder();
+      if (started.error) return handleError(started, 'StartPayment', status);
+      location.reload();
+    });
+  }
 
   async function authenticate(body, abandoned) {
     if (busy || !challenge) return;
@@ -369,7 +420,7 @@ function localTimes() {
 function init() {
   localTimes();
   const root = $('checkout');
-  if (root && root.dataset.token) initPayment(root);
+  if (root && (root.dataset.token || root.dataset.link)) initPayment(root);
   if ($('receipt')) initReceipt();
 }
 

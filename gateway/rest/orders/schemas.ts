@@ -61,7 +61,7 @@ export type CreateOrderBody = Static<typeof CreateOrderBody>;
 
 export const OrderListQuery = ListQuery({
   reference: Filter('Only orders with exactly this reference.'),
-  payment_link: Filter('Only the orders created by this payment link (plink_…): the orders its customers opened, paid or not.'),
+  payment_link: Filter('Only the orders created by this payment link (plink_…): the orders its customers started to pay, paid or not.'),
 });
 export type OrderListQuery = Static<typeof OrderListQuery>;
 
@@ -113,7 +113,7 @@ export const OrderSchema = Type.Object(
     livemode: Type.Boolean(),
     subscription: OrNull(Type.String({ pattern: '^sub_', description: 'The subscription whose cycle the order charges; null for other orders.' })),
     subscription_cycle: OrNull(Type.Integer({ description: 'The cycle (1, 2, …) of the subscription the order charges.' })),
-    payment_link: OrNull(Type.String({ pattern: '^plink_', description: 'The payment link that created the order (one order per customer who opened it); null for orders created through POST /v1/orders.' })),
+    payment_link: OrNull(Type.String({ pattern: '^plink_', description: 'The payment link that created the order (one order per customer who started to pay it); null for orders created through POST /v1/orders.' })),
     customer: OrNull(Type.String({ description: 'The customer (cus_…) the order names, or null.' })),
   },
   { $id: 'Order' },

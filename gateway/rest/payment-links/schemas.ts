@@ -31,7 +31,7 @@ export const CreatePaymentLinkBody = Body(
   {
     amount: Amount({ description: 'Minor units of currency each payment of the link charges; the order\'s rules (e.g. 2500 is 25.00 EUR).' }),
     currency: Text({ description: 'ISO 4217, uppercase, e.g. EUR.' }),
-    reference: Text({ description: 'Your reference, 1-255 characters; every order the link creates carries it.' }),
+    reference: Text({ description: 'Your reference, 1-255 characters; every order of the link carries it.' }),
     type: Type.String({
       enum: ['single_use', 'collecting'],
       description: 'single_use: exactly one successful payment, even with customers paying at the same moment. collecting: any number (reusable).',
@@ -51,11 +51,11 @@ export const PaymentLinkSchema = Type.Object(
   {
     id: Type.String({ pattern: '^plink_[0-9A-Za-z]{22,}$' }),
     object: Type.Literal('payment_link'),
-    url: Type.String({ format: 'uri', description: '<checkout host>/l/<unguessable suffix>: share it with your customers. Each customer who opens it gets an order of their own.' }),
+    url: Type.String({ format: 'uri', description: '<checkout host>/l/<unguessable suffix>: share it with your customers. Its page is the payment form; each customer who starts to pay gets an order of their own.' }),
     type: Type.String({ enum: ['single_use', 'collecting'] }),
     status: Type.String({
       enum: ['active', 'deactivated', 'expired', 'completed'],
-      description: 'active: opening it creates an order. deactivated by you, expired (expires_at passed), or completed (a single-use link whose payment succeeded): its page says so and nothing is created.',
+      description: 'active: it takes payment. deactivated by you, expired (expires_at passed), or completed (a single-use link whose payment succeeded): its page says so and nothing is created.',
     }),
     active: Type.Boolean({ description: 'True while status is active.' }),
     amount: Type.Integer({ description: 'Minor units.' }),
@@ -108,7 +108,7 @@ export const listPaymentLinksSchema = {
 
 export const deactivatePaymentLinkSchema = {
   operationId: 'deactivatePaymentLink',
-  summary: 'Deactivate a payment link: opening it creates nothing, and its open orders take no payment',
+  summary: 'Deactivate a payment link: its page takes no payment, and its open orders take no payment',
   tags,
   params: IdParams,
   headers: IdempotencyHeaders,

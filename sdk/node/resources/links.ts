@@ -11,7 +11,7 @@ export class Links {
     this.#client = client;
   }
 
-  /** Creates a payment link: each customer who opens it gets an order of their own. */
+  /** Creates a payment link: its page is the payment form, and each customer who starts to pay gets an order of their own. */
   create(params: PaymentLinkCreateParams, options?: RequestOptions): Promise<PaymentLink> {
     return this.#client.request({ method: 'POST', path: '/v1/links', body: params }, options);
   }

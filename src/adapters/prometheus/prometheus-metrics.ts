@@ -70,7 +70,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
   });
   const refusals = new Counter({
     name: 'checkout_rate_limit_refusals_total',
-    help: 'Requests refused by a rate limit: api_key (an API key spent its tokens, HTTP 429) or card_velocity (the checkout\'s card-testing limits).',
+    help: 'Requests refused by a rate limit: api_key (an API key spent its tokens, HTTP 429), card_velocity (the checkout\'s card-testing limits) or payment_link_start (orders started on payment links, per address and per link).',
     labelNames: ['scope'] as const,
     registers: [registry],
   });
@@ -128,7 +128,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     failed: [deliveryLag.labels('failed', 'first'), deliveryLag.labels('failed', 'retry')],
   };
   const attemptSeries = { succeeded: deliveries.labels('succeeded'), failed: deliveries.labels('failed') };
-  const refusalSeries = { api_key: refusals.labels('api_key'), card_velocity: refusals.labels('card_velocity') };
+  const refusalSeries = { api_key: refusals.labels('api_key'), card_velocity: refusals.labels('card_velocity'), payment_link_start: refusals.labels('payment_link_start') };
 
   return {
     contentType: registry.contentType,

@@ -14,7 +14,8 @@ import { savedCardToProto } from '../customer/customer-mapper.ts';
 import type { CheckoutView } from './checkout-view.ts';
 import type { PaymentResult } from './checkout-payments.ts';
 
-const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {
+/** Each payment method's proto value. */
+export const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {
   card: ProtoPaymentMethod.CARD,
   wallet: ProtoPaymentMethod.WALLET,
   bank_transfer: ProtoPaymentMethod.BANK_TRANSFER,
@@ -26,8 +27,11 @@ const STATUS_TO_PROTO: { readonly [S in PaymentResult['status']]: PaymentStatus 
   failed: PaymentStatus.FAILED,
 };
 
-/** Maps the checkout view to its proto message. */
-export function checkoutToProto(view: CheckoutView): Checkout {
+/**
+ * Maps the checkout view to its proto message. The checkout token (which pays the order for as long
+ * as it lives) only `withToken`: for the hosted page's own render; empty otherwise.
+ */
+export function checkoutToProto(view: CheckoutView, options: { readonly withToken: boolean } = { withToken: false }): Checkout {
   return create(CheckoutSchema, {
     checkoutId: view.checkoutId,
     merchantName: view.merchantName,
@@ -40,7 +44,7 @@ export function checkoutToProto(view: CheckoutView): Checkout {
     lastFailureCode: view.lastFailureCode,
     attemptsRemaining: view.attemptsRemaining,
     returnUrl: view.returnUrl,
-    checkoutToken: view.checkoutToken,
+    checkoutToken: options.withToken ? view.checkoutToken : '',
     testMode: view.testMode,
     // The page shows brand, last four and expiry; the fingerprint is the merchant's business.
     savedCards: (view.savedCards ?? []).map((card) => savedCardToProto({ ...card, fingerprint: '' })),
@@ -48,7 +52,7 @@ export function checkoutToProto(view: CheckoutView): Checkout {
   });
 }
 
-/** Maps a payment result to its proto outcome. */
+/** Maps a payment result to its proto outcome: the checkout as it now stands, without the token (the caller pays with what it has). */
 export function outcomeToProto(result: PaymentResult): PaymentOutcome {
   return create(PaymentOutcomeSchema, {
     status: STATUS_TO_PROTO[result.status],

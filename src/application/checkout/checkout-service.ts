@@ -14,7 +14,7 @@ import type { Clock } from '../../ports/shared/clock.port.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
 import type { PaymentClient } from '../payment/pay-order.ts';
 import type { CheckoutPayments } from './checkout-payments.ts';
-import { CLIENT_ADDRESS } from '../shared/request-context.ts';
+import { CLIENT_ADDRESS, HOSTED_PAGE } from '../shared/request-context.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
 
@@ -24,6 +24,12 @@ export { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER } from './checkout-authoriz
  * Implements checkout.v1.CheckoutService over the payment engine. A call with an Authorization
  * header (or a client secret) is an app's: its publishable key is verified and carried with the
  * client secret; any other is the hosted page's, by its checkout token. authorizeCheckout decides.
+ *
+ * The checkout token lives as long as the order and pays it, so it is answered to one caller only:
+ * the hosted page rendering itself (HOSTED_PAGE, set in process by the gateway), which puts it in
+ * the page for its script. An anonymous GetCheckout over the network (whoever knows the checkout
+ * id, which every client secret contains), an app's GetCheckout, and every payment's answer carry
+ * an empty token: nothing a client secret can reach outlives it.
  */
 export function createCheckoutService(deps: { readonly engine: CheckoutPayments; readonly clock: Clock; readonly authenticate: Authenticate }): ServiceImpl<typeof CheckoutService> {
   const credential = async (ctx: HandlerContext): Promise<CheckoutCredential | undefined> => {
@@ -45,10 +51,9 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
       const given = await credential(ctx);
       const app = given?.kind === 'client_secret';
       const view = await deps.engine.view(req.checkoutId, app ? given : undefined);
-      const checkout = checkoutToProto(view);
-      // An app pays with its client secret, which expires: the page's token, which lives as long as the
-      // order, is not handed to it (it would outlive the secret).
-      if (app) checkout.checkoutToken = '';
+      // Only the hosted page's own render learns the token; an app pays with its client secret, which
+      // expires, and an anonymous caller may hold no more than a secret's checkout id.
+      const checkout = checkoutToProto(view, { withToken: !app && ctx.values.get(HOSTED_PAGE) === true });
       return create(GetCheckoutResponseSchema, { checkout });
     },
     submitCardPayment: async (req, ctx) => {

@@ -7,7 +7,12 @@ import {
   type CreatePaymentLinkRequest,
   type PaymentLink as ProtoPaymentLink,
 } from '../../gen/checkout/v1/payment_link_pb.ts';
+import { CheckoutSchema, type Checkout } from '../../gen/checkout/v1/checkout_pb.ts';
+import { OrderSchema, OrderStatus } from '../../gen/checkout/v1/order_pb.ts';
 import type { CreatePaymentLinkCommand } from '../../domain/payment-link/create-payment-link.ts';
+import { MAX_ATTEMPTS_PER_ORDER } from '../../domain/payment/attempt-policy.ts';
+import type { MerchantRecord } from '../../ports/merchant/merchant-repository.port.ts';
+import { METHOD_TO_PROTO } from '../checkout/checkout-mapper.ts';
 import { paymentLinkStatus, type PaymentLink, type PaymentLinkStatus, type PaymentLinkType } from '../../domain/payment-link/payment-link.entity.ts';
 
 const TYPE_TO_PROTO: { readonly [T in PaymentLinkType]: ProtoType } = {
@@ -56,4 +61,32 @@ export function createPaymentLinkCommandFromProto(req: CreatePaymentLinkRequest)
     expiresAt: req.expiresAt ? timestampDate(req.expiresAt) : undefined,
     type: req.type === ProtoType.SINGLE_USE ? 'single_use' : req.type === ProtoType.COLLECTING ? 'collecting' : undefined,
   };
+}
+
+/**
+ * What a link's page shows before any order exists, as the checkout message the hosted pages render:
+ * the link's amount, currency, reference and line items as a pending order without an id, the
+ * merchant's methods, and the link's expiry. checkout_id, checkout_token and bank_transfer stay empty:
+ * they belong to the order that StartPayment creates.
+ */
+export function linkCheckoutToProto(link: PaymentLink, merchant: MerchantRecord): Checkout {
+  return create(CheckoutSchema, {
+    merchantName: merchant.name,
+    order: create(OrderSchema, {
+      reference: link.reference,
+      amount: link.amount,
+      currency: link.currency,
+      status: OrderStatus.PENDING,
+      lineItems: link.lineItems.map((item) => ({ name: item.name, amount: item.amount })),
+      returnUrl: link.returnUrl ?? undefined,
+      livemode: link.livemode,
+      paymentLink: link.id,
+      expiresAt: link.expiresAt ? timestampFromDate(link.expiresAt) : undefined,
+    }),
+    methods: merchant.paymentMethods.map((m) => METHOD_TO_PROTO[m]),
+    expiresAt: link.expiresAt ? timestampFromDate(link.expiresAt) : undefined,
+    attemptsRemaining: MAX_ATTEMPTS_PER_ORDER,
+    returnUrl: link.returnUrl ?? '',
+    testMode: !link.livemode,
+  });
 }

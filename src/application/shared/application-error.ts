@@ -26,6 +26,7 @@ export type ApplicationErrorCode =
   | 'test_helpers.outcome_invalid'
   | 'dispute.not_found'
   | 'payment_link.not_found'
+  | 'payment_link.busy'
   | 'customer.not_found'
   | 'vault.card_not_found'
   | 'order.customer_unknown'

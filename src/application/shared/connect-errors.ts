@@ -6,6 +6,7 @@ import { DomainError, type DomainErrorCode } from '../../domain/shared/domain-er
 import { ConflictError, ServiceUnavailableError, UnknownCursorError } from '../../ports/shared/errors.ts';
 import { ApplicationError, type ApplicationErrorCode } from './application-error.ts';
 import { RateLimitedError } from '../merchant/authenticate.ts';
+import { LinkStartLimitedError } from '../payment-link/start-link-payment.ts';
 
 /** Error families, as in the REST error body's "type". */
 export type ErrorType = 'invalid_request_error' | 'card_error' | 'authentication_error' | 'permission_error' | 'idempotency_error' | 'rate_limit_error' | 'api_error';
@@ -108,6 +109,8 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'test_helpers.outcome_invalid': invalidRequest('parameter_invalid'),
   'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'payment_link.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
+  // Too many orders started on payment links from one address, or on one link: retry after Retry-After.
+  'payment_link.busy': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'payment_link_busy' },
   'customer.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'vault.card_not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   // A body naming an unknown customer or card is a bad parameter (400), as Stripe answers it.
@@ -144,6 +147,7 @@ export function connectError(message: string, mapping: Mapping, param = '', meta
  */
 export function toConnectError(err: unknown, onInternal: (err: unknown) => void): ConnectError {
   if (err instanceof RateLimitedError) return connectError(err.message, APPLICATION_ERRORS[err.code], err.param, err.headers);
+  if (err instanceof LinkStartLimitedError) return connectError(err.message, APPLICATION_ERRORS[err.code], '', err.headers);
   if (err instanceof ApplicationError) return connectError(err.message, APPLICATION_ERRORS[err.code], err.param);
   if (err instanceof DomainError) return connectError(err.message, DOMAIN_ERRORS[err.code], err.param);
   if (err instanceof UnknownCursorError) return connectError(err.message, APPLICATION_ERRORS['list.cursor_invalid'], 'starting_after');

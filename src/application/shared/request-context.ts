@@ -14,3 +14,11 @@ export const CLIENT_ADDRESS = createContextKey<string | undefined>(undefined, { 
  * not decode, an unknown compression) was caused by the request, not by us.
  */
 export const CALL_TRACE = createContextKey<{ entered: boolean } | undefined>(undefined, { description: 'whether the implementation was entered' });
+
+/**
+ * True only for the hosted checkout page's own render: the gateway sets it on its in-process
+ * GetCheckout for GET /c/<checkout id>, and no transport a client reaches sets it (the Connect
+ * mount sets CLIENT_ADDRESS only). GetCheckout answers the order's checkout token to that call alone.
+ * Context values do not cross a network: with the core in another process, the page would get none.
+ */
+export const HOSTED_PAGE = createContextKey<boolean>(false, { description: 'the hosted page rendering itself' });

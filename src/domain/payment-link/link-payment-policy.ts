@@ -11,7 +11,7 @@ import { paymentLinkStatus, type PaymentLink } from './payment-link.entity.ts';
 export function assertLinkTakesPayment(link: PaymentLink, othersInFlight: boolean, now: Date): void {
   const status = paymentLinkStatus(link, now);
   if (status === 'deactivated' || status === 'expired') {
-    throw new DomainError('checkout.link_inactive', `The payment link this order was opened from is ${status}: it takes no more payments.`);
+    throw new DomainError('checkout.link_inactive', `This payment link is ${status}: it takes no more payments.`);
   }
   if (status === 'completed') {
     throw new DomainError('checkout.link_used', 'This single-use payment link has just been paid by someone else. You have not been charged.');

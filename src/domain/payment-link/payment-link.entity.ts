@@ -37,7 +37,7 @@ export interface PaymentLink {
 /** Prefix of every payment link id. */
 export const PAYMENT_LINK_ID_PREFIX = 'plink_';
 
-/** How long an order opened from a link can be paid, unless the link expires sooner: 1 hour. */
+/** How long an order started from a link can be paid, unless the link expires sooner: 1 hour. */
 export const LINK_ORDER_TTL_MS = 3600_000;
 
 /** Builds a link's URL on a merchant's checkout host. */
@@ -53,7 +53,7 @@ export function paymentLinkStatus(link: PaymentLink, now: Date): PaymentLinkStat
   return 'active';
 }
 
-/** When an order opened from the link at `now` stops taking payment: an hour on, or the link's expiry if sooner. */
+/** When an order started from the link at `now` stops taking payment: an hour on, or the link's expiry if sooner. */
 export function linkOrderExpiry(link: PaymentLink, now: Date): Date {
   const ttl = now.getTime() + LINK_ORDER_TTL_MS;
   return new Date(link.expiresAt === null ? ttl : Math.min(ttl, link.expiresAt.getTime()));

@@ -4,8 +4,10 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Checkout } from "./checkout_pb.ts";
+import { file_checkout_v1_checkout } from "./checkout_pb.ts";
 import { file_checkout_v1_field_options } from "./field_options_pb.ts";
-import type { LineItem, Order } from "./order_pb.ts";
+import type { LineItem } from "./order_pb.ts";
 import { file_checkout_v1_order } from "./order_pb.ts";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +17,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/payment_link.proto.
  */
 export const file_checkout_v1_payment_link: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jaGVja291dC92MS9wYXltZW50X2xpbmsucHJvdG8SC2NoZWNrb3V0LnYxIoUECgtQYXltZW50TGluaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSKgoEdHlwZRgDIAEoDjIcLmNoZWNrb3V0LnYxLlBheW1lbnRMaW5rVHlwZRIuCgZzdGF0dXMYBCABKA4yHi5jaGVja291dC52MS5QYXltZW50TGlua1N0YXR1cxIOCgZhY3RpdmUYBSABKAgSDgoGYW1vdW50GAYgASgDEhAKCGN1cnJlbmN5GAcgASgJEhEKCXJlZmVyZW5jZRgIIAEoCRIpCgpsaW5lX2l0ZW1zGAkgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgKIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESKwoHY3JlYXRlZBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYDSABKAgSGgoSY29tcGxldGVkX3BheW1lbnRzGA4gASgDEjcKDmRlYWN0aXZhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBQg0KC19yZXR1cm5fdXJsQg0KC19leHBpcmVzX2F0QhEKD19kZWFjdGl2YXRlZF9hdCKSAgoYQ3JlYXRlUGF5bWVudExpbmtSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoAxIQCghjdXJyZW5jeRgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSKQoKbGluZV9pdGVtcxgEIAMoCzIVLmNoZWNrb3V0LnYxLkxpbmVJdGVtEhcKCnJldHVybl91cmwYBSABKAlIAIgBARIzCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEioKBHR5cGUYByABKA4yHC5jaGVja291dC52MS5QYXltZW50TGlua1R5cGVCDQoLX3JldHVybl91cmxCDQoLX2V4cGlyZXNfYXQiSwoZQ3JlYXRlUGF5bWVudExpbmtSZXNwb25zZRIuCgxwYXltZW50X2xpbmsYASABKAsyGC5jaGVja291dC52MS5QYXltZW50TGluayIpChVHZXRQYXltZW50TGlua1JlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiSAoWR2V0UGF5bWVudExpbmtSZXNwb25zZRIuCgxwYXltZW50X2xpbmsYASABKAsyGC5jaGVja291dC52MS5QYXltZW50TGluayJeChdMaXN0UGF5bWVudExpbmtzUmVxdWVzdBINCgVsaW1pdBgBIAEoBRIhCg5zdGFydGluZ19hZnRlchgCIAEoCUIEwPMYAkgAiAEBQhEKD19zdGFydGluZ19hZnRlciJdChhMaXN0UGF5bWVudExpbmtzUmVzcG9uc2USLwoNcGF5bWVudF9saW5rcxgBIAMoCzIYLmNoZWNrb3V0LnYxLlBheW1lbnRMaW5rEhAKCGhhc19tb3JlGAIgASgIIjAKHERlYWN0aXZhdGVQYXltZW50TGlua1JlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiTwodRGVhY3RpdmF0ZVBheW1lbnRMaW5rUmVzcG9uc2USLgoMcGF5bWVudF9saW5rGAEgASgLMhguY2hlY2tvdXQudjEuUGF5bWVudExpbmsiTAoWT3BlblBheW1lbnRMaW5rUmVxdWVzdBIOCgZzdWZmaXgYASABKAkSFQoIb3JkZXJfaWQYAiABKAlIAIgBAUILCglfb3JkZXJfaWQivgEKF09wZW5QYXltZW50TGlua1Jlc3BvbnNlEiEKBW9yZGVyGAEgASgLMhIuY2hlY2tvdXQudjEuT3JkZXISLgoGY2xvc2VkGAIgASgOMh4uY2hlY2tvdXQudjEuUGF5bWVudExpbmtTdGF0dXMSFQoNbWVyY2hhbnRfbmFtZRgDIAEoCRIRCgl0ZXN0X21vZGUYBCABKAgSFwoKcmV0dXJuX3VybBgFIAEoCUgAiAEBQg0KC19yZXR1cm5fdXJsKngKD1BheW1lbnRMaW5rVHlwZRIhCh1QQVlNRU5UX0xJTktfVFlQRV9VTlNQRUNJRklFRBAAEiAKHFBBWU1FTlRfTElOS19UWVBFX1NJTkdMRV9VU0UQARIgChxQQVlNRU5UX0xJTktfVFlQRV9DT0xMRUNUSU5HEAIqwQEKEVBheW1lbnRMaW5rU3RhdHVzEiMKH1BBWU1FTlRfTElOS19TVEFUVVNfVU5TUEVDSUZJRUQQABIeChpQQVlNRU5UX0xJTktfU1RBVFVTX0FDVElWRRABEiMKH1BBWU1FTlRfTElOS19TVEFUVVNfREVBQ1RJVkFURUQQAhIfChtQQVlNRU5UX0xJTktfU1RBVFVTX0VYUElSRUQQAxIhCh1QQVlNRU5UX0xJTktfU1RBVFVTX0NPTVBMRVRFRBAEMq4DChJQYXltZW50TGlua1NlcnZpY2USYgoRQ3JlYXRlUGF5bWVudExpbmsSJS5jaGVja291dC52MS5DcmVhdGVQYXltZW50TGlua1JlcXVlc3QaJi5jaGVja291dC52MS5DcmVhdGVQYXltZW50TGlua1Jlc3BvbnNlEl4KDkdldFBheW1lbnRMaW5rEiIuY2hlY2tvdXQudjEuR2V0UGF5bWVudExpbmtSZXF1ZXN0GiMuY2hlY2tvdXQudjEuR2V0UGF5bWVudExpbmtSZXNwb25zZSIDkAIBEmQKEExpc3RQYXltZW50TGlua3MSJC5jaGVja291dC52MS5MaXN0UGF5bWVudExpbmtzUmVxdWVzdBolLmNoZWNrb3V0LnYxLkxpc3RQYXltZW50TGlua3NSZXNwb25zZSIDkAIBEm4KFURlYWN0aXZhdGVQYXltZW50TGluaxIpLmNoZWNrb3V0LnYxLkRlYWN0aXZhdGVQYXltZW50TGlua1JlcXVlc3QaKi5jaGVja291dC52MS5EZWFjdGl2YXRlUGF5bWVudExpbmtSZXNwb25zZTJ2ChZQYXltZW50TGlua1BhZ2VTZXJ2aWNlElwKD09wZW5QYXltZW50TGluaxIjLmNoZWNrb3V0LnYxLk9wZW5QYXltZW50TGlua1JlcXVlc3QaJC5jaGVja291dC52MS5PcGVuUGF5bWVudExpbmtSZXNwb25zZWIGcHJvdG8z", [file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
+  fileDesc("Ch5jaGVja291dC92MS9wYXltZW50X2xpbmsucHJvdG8SC2NoZWNrb3V0LnYxIoUECgtQYXltZW50TGluaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSKgoEdHlwZRgDIAEoDjIcLmNoZWNrb3V0LnYxLlBheW1lbnRMaW5rVHlwZRIuCgZzdGF0dXMYBCABKA4yHi5jaGVja291dC52MS5QYXltZW50TGlua1N0YXR1cxIOCgZhY3RpdmUYBSABKAgSDgoGYW1vdW50GAYgASgDEhAKCGN1cnJlbmN5GAcgASgJEhEKCXJlZmVyZW5jZRgIIAEoCRIpCgpsaW5lX2l0ZW1zGAkgAygLMhUuY2hlY2tvdXQudjEuTGluZUl0ZW0SFwoKcmV0dXJuX3VybBgKIAEoCUgAiAEBEjMKCmV4cGlyZXNfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESKwoHY3JlYXRlZBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbGl2ZW1vZGUYDSABKAgSGgoSY29tcGxldGVkX3BheW1lbnRzGA4gASgDEjcKDmRlYWN0aXZhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBQg0KC19yZXR1cm5fdXJsQg0KC19leHBpcmVzX2F0QhEKD19kZWFjdGl2YXRlZF9hdCKSAgoYQ3JlYXRlUGF5bWVudExpbmtSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoAxIQCghjdXJyZW5jeRgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSKQoKbGluZV9pdGVtcxgEIAMoCzIVLmNoZWNrb3V0LnYxLkxpbmVJdGVtEhcKCnJldHVybl91cmwYBSABKAlIAIgBARIzCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEioKBHR5cGUYByABKA4yHC5jaGVja291dC52MS5QYXltZW50TGlua1R5cGVCDQoLX3JldHVybl91cmxCDQoLX2V4cGlyZXNfYXQiSwoZQ3JlYXRlUGF5bWVudExpbmtSZXNwb25zZRIuCgxwYXltZW50X2xpbmsYASABKAsyGC5jaGVja291dC52MS5QYXltZW50TGluayIpChVHZXRQYXltZW50TGlua1JlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiSAoWR2V0UGF5bWVudExpbmtSZXNwb25zZRIuCgxwYXltZW50X2xpbmsYASABKAsyGC5jaGVja291dC52MS5QYXltZW50TGluayJeChdMaXN0UGF5bWVudExpbmtzUmVxdWVzdBINCgVsaW1pdBgBIAEoBRIhCg5zdGFydGluZ19hZnRlchgCIAEoCUIEwPMYAkgAiAEBQhEKD19zdGFydGluZ19hZnRlciJdChhMaXN0UGF5bWVudExpbmtzUmVzcG9uc2USLwoNcGF5bWVudF9saW5rcxgBIAMoCzIYLmNoZWNrb3V0LnYxLlBheW1lbnRMaW5rEhAKCGhhc19tb3JlGAIgASgIIjAKHERlYWN0aXZhdGVQYXltZW50TGlua1JlcXVlc3QSEAoCaWQYASABKAlCBMDzGAEiTwodRGVhY3RpdmF0ZVBheW1lbnRMaW5rUmVzcG9uc2USLgoMcGF5bWVudF9saW5rGAEgASgLMhguY2hlY2tvdXQudjEuUGF5bWVudExpbmsiOAoWT3BlblBheW1lbnRMaW5rUmVxdWVzdBIOCgZzdWZmaXgYASABKAlKBAgCEANSCG9yZGVyX2lkItEBChdPcGVuUGF5bWVudExpbmtSZXNwb25zZRIuCgZjbG9zZWQYAiABKA4yHi5jaGVja291dC52MS5QYXltZW50TGlua1N0YXR1cxIVCg1tZXJjaGFudF9uYW1lGAMgASgJEhEKCXRlc3RfbW9kZRgEIAEoCBIXCgpyZXR1cm5fdXJsGAUgASgJSACIAQESJwoIY2hlY2tvdXQYBiABKAsyFS5jaGVja291dC52MS5DaGVja291dEINCgtfcmV0dXJuX3VybEoECAEQAlIFb3JkZXIiNwoTU3RhcnRQYXltZW50UmVxdWVzdBIOCgZzdWZmaXgYASABKAkSEAoIc3RhcnRfaWQYAiABKAkiWQoUU3RhcnRQYXltZW50UmVzcG9uc2USEwoLY2hlY2tvdXRfaWQYASABKAkSFgoOY2hlY2tvdXRfdG9rZW4YAiABKAkSFAoMY2hlY2tvdXRfdXJsGAMgASgJKngKD1BheW1lbnRMaW5rVHlwZRIhCh1QQVlNRU5UX0xJTktfVFlQRV9VTlNQRUNJRklFRBAAEiAKHFBBWU1FTlRfTElOS19UWVBFX1NJTkdMRV9VU0UQARIgChxQQVlNRU5UX0xJTktfVFlQRV9DT0xMRUNUSU5HEAIqwQEKEVBheW1lbnRMaW5rU3RhdHVzEiMKH1BBWU1FTlRfTElOS19TVEFUVVNfVU5TUEVDSUZJRUQQABIeChpQQVlNRU5UX0xJTktfU1RBVFVTX0FDVElWRRABEiMKH1BBWU1FTlRfTElOS19TVEFUVVNfREVBQ1RJVkFURUQQAhIfChtQQVlNRU5UX0xJTktfU1RBVFVTX0VYUElSRUQQAxIhCh1QQVlNRU5UX0xJTktfU1RBVFVTX0NPTVBMRVRFRBAEMq4DChJQYXltZW50TGlua1NlcnZpY2USYgoRQ3JlYXRlUGF5bWVudExpbmsSJS5jaGVja291dC52MS5DcmVhdGVQYXltZW50TGlua1JlcXVlc3QaJi5jaGVja291dC52MS5DcmVhdGVQYXltZW50TGlua1Jlc3BvbnNlEl4KDkdldFBheW1lbnRMaW5rEiIuY2hlY2tvdXQudjEuR2V0UGF5bWVudExpbmtSZXF1ZXN0GiMuY2hlY2tvdXQudjEuR2V0UGF5bWVudExpbmtSZXNwb25zZSIDkAIBEmQKEExpc3RQYXltZW50TGlua3MSJC5jaGVja291dC52MS5MaXN0UGF5bWVudExpbmtzUmVxdWVzdBolLmNoZWNrb3V0LnYxLkxpc3RQYXltZW50TGlua3NSZXNwb25zZSIDkAIBEm4KFURlYWN0aXZhdGVQYXltZW50TGluaxIpLmNoZWNrb3V0LnYxLkRlYWN0aXZhdGVQYXltZW50TGlua1JlcXVlc3QaKi5jaGVja291dC52MS5EZWFjdGl2YXRlUGF5bWVudExpbmtSZXNwb25zZTLLAQoWUGF5bWVudExpbmtQYWdlU2VydmljZRJcCg9PcGVuUGF5bWVudExpbmsSIy5jaGVja291dC52MS5PcGVuUGF5bWVudExpbmtSZXF1ZXN0GiQuY2hlY2tvdXQudjEuT3BlblBheW1lbnRMaW5rUmVzcG9uc2USUwoMU3RhcnRQYXltZW50EiAuY2hlY2tvdXQudjEuU3RhcnRQYXltZW50UmVxdWVzdBohLmNoZWNrb3V0LnYxLlN0YXJ0UGF5bWVudFJlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_checkout, file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
 
 /**
  * PaymentLink is a merchant's reusable or single-use request for payment.
@@ -55,7 +57,7 @@ export type PaymentLink = Message<"checkout.v1.PaymentLink"> & {
   active: boolean;
 
   /**
-   * Minor units of currency, charged by each order the link creates.
+   * Minor units of currency, charged by each order of the link.
    *
    * @generated from field: int64 amount = 6;
    */
@@ -328,13 +330,6 @@ export type OpenPaymentLinkRequest = Message<"checkout.v1.OpenPaymentLinkRequest
    * @generated from field: string suffix = 1;
    */
   suffix: string;
-
-  /**
-   * The order this browser opened from the link before (remembered in a cookie), to reuse while open.
-   *
-   * @generated from field: optional string order_id = 2;
-   */
-  orderId?: string | undefined;
 };
 
 /**
@@ -349,21 +344,14 @@ export const OpenPaymentLinkRequestSchema: GenMessage<OpenPaymentLinkRequest> = 
  */
 export type OpenPaymentLinkResponse = Message<"checkout.v1.OpenPaymentLinkResponse"> & {
   /**
-   * When the link takes payment: the order to pay (its checkout_url is where the customer goes).
-   *
-   * @generated from field: checkout.v1.Order order = 1;
-   */
-  order?: Order | undefined;
-
-  /**
-   * Otherwise, why not: DEACTIVATED, EXPIRED or COMPLETED; nothing was created.
+   * When the link takes no payment, why not: DEACTIVATED, EXPIRED or COMPLETED.
    *
    * @generated from field: checkout.v1.PaymentLinkStatus closed = 2;
    */
   closed: PaymentLinkStatus;
 
   /**
-   * For the page telling so: the merchant's name, its mode, and where the customer may go back.
+   * For the page: the merchant's name, its mode, and where the customer may go back.
    *
    * @generated from field: string merchant_name = 3;
    */
@@ -378,6 +366,15 @@ export type OpenPaymentLinkResponse = Message<"checkout.v1.OpenPaymentLinkRespon
    * @generated from field: optional string return_url = 5;
    */
   returnUrl?: string | undefined;
+
+  /**
+   * When the link takes payment: the checkout its page shows. No order exists yet, so checkout_id,
+   * checkout_token, the order's id and bank_transfer are empty; order carries the link's amount,
+   * currency, reference and line items, methods the merchant's, expires_at the link's (if any).
+   *
+   * @generated from field: checkout.v1.Checkout checkout = 6;
+   */
+  checkout?: Checkout | undefined;
 };
 
 /**
@@ -386,6 +383,65 @@ export type OpenPaymentLinkResponse = Message<"checkout.v1.OpenPaymentLinkRespon
  */
 export const OpenPaymentLinkResponseSchema: GenMessage<OpenPaymentLinkResponse> = /*@__PURE__*/
   messageDesc(file_checkout_v1_payment_link, 10);
+
+/**
+ * @generated from message checkout.v1.StartPaymentRequest
+ */
+export type StartPaymentRequest = Message<"checkout.v1.StartPaymentRequest"> & {
+  /**
+   * The last path segment of the link's url.
+   *
+   * @generated from field: string suffix = 1;
+   */
+  suffix: string;
+
+  /**
+   * Chosen by the page once per page load (1 to 100 printable ASCII characters): a repeat answers
+   * the order the first call created.
+   *
+   * @generated from field: string start_id = 2;
+   */
+  startId: string;
+};
+
+/**
+ * Describes the message checkout.v1.StartPaymentRequest.
+ * Use `create(StartPaymentRequestSchema)` to create a new message.
+ */
+export const StartPaymentRequestSchema: GenMessage<StartPaymentRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_payment_link, 11);
+
+/**
+ * @generated from message checkout.v1.StartPaymentResponse
+ */
+export type StartPaymentResponse = Message<"checkout.v1.StartPaymentResponse"> & {
+  /**
+   * The new order's checkout (CheckoutService's checkout_id) and the token its calls carry, as the
+   * order's hosted page has them.
+   *
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string checkout_token = 2;
+   */
+  checkoutToken: string;
+
+  /**
+   * The order's hosted page (the page moves there once the order exists).
+   *
+   * @generated from field: string checkout_url = 3;
+   */
+  checkoutUrl: string;
+};
+
+/**
+ * Describes the message checkout.v1.StartPaymentResponse.
+ * Use `create(StartPaymentResponseSchema)` to create a new message.
+ */
+export const StartPaymentResponseSchema: GenMessage<StartPaymentResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_payment_link, 12);
 
 /**
  * PaymentLinkType says how many payments a link accepts.
@@ -438,7 +494,7 @@ export const PaymentLinkStatus = {
   UNSPECIFIED: 0,
 
   /**
-   * Opening it creates an order.
+   * It takes payment.
    *
    * @generated from enum value: PAYMENT_LINK_STATUS_ACTIVE = 1;
    */
@@ -480,9 +536,10 @@ export const PaymentLinkStatusSchema: GenEnum<PaymentLinkStatus> = /*@__PURE__*/
   enumDesc(file_checkout_v1_payment_link, 1);
 
 /**
- * Payment links: a URL on the checkout host (<checkout host>/l/<suffix>) that creates a fresh order
- * each time a customer opens it and sends the customer to that order's hosted checkout. A single-use
- * link accepts exactly one successful payment; a collecting link any number. Every call takes a
+ * Payment links: a URL on the checkout host (<checkout host>/l/<suffix>) whose page is a payment
+ * form for the link; each customer who starts to pay gets an order of their own, paid on the normal
+ * hosted checkout. A single-use link accepts exactly one successful payment; a collecting link any
+ * number. Every call takes a
  * secret API key, as OrderService does; CreatePaymentLink and DeactivatePaymentLink honour an
  * "idempotency-key" header (docs/payment-links.md).
  *
@@ -520,7 +577,7 @@ export const PaymentLinkService: GenService<{
     output: typeof ListPaymentLinksResponseSchema;
   },
   /**
-   * DeactivatePaymentLink stops the link: opening it creates nothing, and its open orders take no
+   * DeactivatePaymentLink stops the link: its page takes no payment, and its open orders take no
    * payment. A deactivated link is answered unchanged.
    *
    * @generated from rpc checkout.v1.PaymentLinkService.DeactivatePaymentLink
@@ -534,15 +591,16 @@ export const PaymentLinkService: GenService<{
   serviceDesc(file_checkout_v1_payment_link, 0);
 
 /**
- * What the hosted pages call when a customer opens a link. It takes no API key: the link's
- * unguessable suffix is the credential, as the checkout id is for CheckoutService.
+ * What the hosted pages call when a customer opens a link and starts to pay it. It takes no API
+ * key: the link's unguessable suffix is the credential, as the checkout id is for CheckoutService.
  *
  * @generated from service checkout.v1.PaymentLinkPageService
  */
 export const PaymentLinkPageService: GenService<{
   /**
-   * OpenPaymentLink answers the order the customer pays on (the one they opened before, when it is
-   * still open, or a new one), or why the link takes no payment (then nothing is created).
+   * OpenPaymentLink answers what the link's page shows (the checkout the customer would pay, and the
+   * merchant's methods), or why the link takes no payment. It writes nothing: opening a link, however
+   * often, creates no order and no event.
    *
    * @generated from rpc checkout.v1.PaymentLinkPageService.OpenPaymentLink
    */
@@ -550,6 +608,18 @@ export const PaymentLinkPageService: GenService<{
     methodKind: "unary";
     input: typeof OpenPaymentLinkRequestSchema;
     output: typeof OpenPaymentLinkResponseSchema;
+  },
+  /**
+   * StartPayment creates the order a customer pays the link with (with order.created), when they
+   * first click a Pay button on the link's page. Idempotent per (link, start_id); limited per client
+   * address and per link (resource_exhausted / payment_link_busy, with Retry-After).
+   *
+   * @generated from rpc checkout.v1.PaymentLinkPageService.StartPayment
+   */
+  startPayment: {
+    methodKind: "unary";
+    input: typeof StartPaymentRequestSchema;
+    output: typeof StartPaymentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_checkout_v1_payment_link, 1);

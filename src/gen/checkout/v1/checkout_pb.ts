@@ -169,8 +169,11 @@ export type Checkout = Message<"checkout.v1.Checkout"> & {
 
   /**
    * The token the page sends back as the "checkout-token" header on every
-   * state-changing call (cross-site request forgery protection). Readable
-   * only by a same-origin caller that already holds the checkout id.
+   * state-changing call (cross-site request forgery protection). It pays the
+   * order for as long as the order lives, so it is answered only to the
+   * hosted page's own render (the gateway, in process), which puts it in the
+   * page for its script; empty in every other answer: an anonymous
+   * GetCheckout, an app's, and every payment's outcome.
    *
    * @generated from field: string checkout_token = 11;
    */
