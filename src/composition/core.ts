@@ -1,6 +1,7 @@
 import { PostgresSubscriptionReader } from '../adapters/postgres/subscription/postgres-subscriptions.ts';
 import { createBilling, type Billing } from '../application/subscription/bill-subscriptions.ts';
 import { createSubscriptionService, createTestClockService } from '../application/subscription/subscription-service.ts';
+import { createTestClockAdvances, type TestClockAdvances } from '../application/subscription/advance-test-clocks.ts';
 import { SubscriptionService, TestClockService } from '../gen/checkout/v1/subscription_pb.ts';
 import { PostgresSettlement } from '../adapters/postgres/payout/postgres-settlement.ts';
 import { createSettleDue } from '../application/payout/settle-due.ts';
@@ -144,6 +145,8 @@ export interface Core {
   readonly rotateVaultKeys: RotateVaultKeys;
   /** Subscriptions' charges, for the biller worker (and the tests). */
   readonly billing: Billing;
+  /** Test clocks advancing in the background, stepped by the biller worker (and the tests). */
+  readonly testClocks: TestClockAdvances;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -200,6 +203,7 @@ export function createCore(options: CoreOptions): Core {
     onBackgroundError: options.onInternalError,
   });
   const subscriptionDeps = { authenticate, idempotent, uow, subscriptions: subscriptionReader, billing, ids, clock };
+  const testClocks = createTestClockAdvances({ uow, subscriptions: subscriptionReader, billing, ids, clock, onBackgroundError: options.onInternalError });
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
@@ -298,5 +302,6 @@ export function createCore(options: CoreOptions): Core {
     captures: captureOrder,
     rotateVaultKeys: createRotateVaultKeys({ keys: keyRing, store: new PostgresVaultKeys(options.knex) }),
     billing,
+    testClocks,
   };
 }

@@ -22,6 +22,7 @@ export type ApplicationErrorCode =
   | 'subscription.not_found'
   | 'test_clock.not_found'
   | 'test_clock.busy'
+  | 'test_clock.too_many_advancing'
   | 'payout.status_invalid'
   | 'test_helpers.outcome_invalid'
   | 'dispute.not_found'

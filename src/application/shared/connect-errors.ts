@@ -104,6 +104,8 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'subscription.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'test_clock.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'test_clock.busy': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'test_clock_advancing' },
+  // 429: the merchant's bound on clocks advancing at once; one of them being ready makes room.
+  'test_clock.too_many_advancing': { code: Code.ResourceExhausted, type: 'invalid_request_error', publicCode: 'too_many_advancing_test_clocks' },
   'payout.status_invalid': invalidRequest('parameter_invalid'),
   'test_helpers.outcome_invalid': invalidRequest('parameter_invalid'),
   'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
