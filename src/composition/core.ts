@@ -64,6 +64,7 @@ import { createPayments, type Payments } from '../application/payment/payments.t
 import { createCheckoutPayments } from '../application/checkout/checkout-payments.ts';
 import { PostgresMerchantRepository } from '../adapters/postgres/merchant/postgres-merchant-repository.ts';
 import { PostgresRateLimiter, type RateLimitPolicy } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
+import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
 import { PostgresOrderRepository } from '../adapters/postgres/order/postgres-order-repository.ts';
 import { PostgresPaymentRepository } from '../adapters/postgres/payment/postgres-payment-repository.ts';
 import { PostgresUnitOfWork } from '../adapters/postgres/postgres-unit-of-work.ts';
@@ -103,6 +104,8 @@ export interface CoreOptions {
   readonly velocity?: VelocityLimits;
   /** API rate limit per key; none when absent or when perSecond is 0. */
   readonly rateLimit?: RateLimitPolicy;
+  /** Failed authentications allowed per client address and window; none when absent or when limit is 0. */
+  readonly authFailures?: AuthFailurePolicy;
   /** The daily payout cut-off, minutes after midnight UTC (midnight when absent). */
   readonly payoutCutoffMinutesUtc?: number;
   /** The card vault's keys (loadKeyRing); a process-lifetime key, test mode only, when absent. */
@@ -158,7 +161,8 @@ export function createCore(options: CoreOptions): Core {
   const paymentStore = new PostgresPaymentRepository(options.knex);
   const uow = new PostgresUnitOfWork(options.knex);
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
-  const authenticate = createAuthenticate({ keys: merchants, limiter, metrics: options.metrics });
+  const failures = options.authFailures && options.authFailures.limit > 0 ? { limiter: new PostgresAuthFailureLimiter(options.knex, options.authFailures), clock } : undefined;
+  const authenticate = createAuthenticate({ keys: merchants, limiter, failures, metrics: options.metrics });
   const refundStore = new PostgresRefundRepository(options.knex);
   const disputeStore = new PostgresDisputeRepository(options.knex);
   const evidenceStore = new PostgresEvidenceRepository(options.knex);

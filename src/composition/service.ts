@@ -93,6 +93,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
+    authFailures: config.authFailures,
     payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc,
   });
   const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });

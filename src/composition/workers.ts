@@ -12,6 +12,7 @@ import { createDatabase } from '../adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../adapters/postgres/idempotency/postgres-idempotency-store.ts';
 import { PostgresOutboxReader } from '../adapters/postgres/event/postgres-event-outbox.ts';
 import { purgeIdleRateLimitBuckets } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
+import { purgeEndedAuthFailureWindows } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
 import { PostgresWebhookDeliveryQueue } from '../adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
 import { JetStreamEventPublisher } from '../adapters/nats/jetstream-event-publisher.ts';
 import { JetStreamEventSubscription } from '../adapters/nats/jetstream-event-subscription.ts';
@@ -262,6 +263,7 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
           Promise.all([
             purgeExpiredIdempotencyKeys(ctx.knex).catch((err: unknown) => ctx.log.warn('idempotency key purge failed', err)),
             purgeIdleRateLimitBuckets(ctx.knex).catch((err: unknown) => ctx.log.warn('rate-limit bucket purge failed', err)),
+            purgeEndedAuthFailureWindows(ctx.knex).catch((err: unknown) => ctx.log.warn('failed-authentication count purge failed', err)),
             // Expired card tokens hold a sealed CVC until deleted: gone within ten minutes of expiring.
             new PostgresCardVault(ctx.knex).deleteExpiredTokens(new Date(), 100_000).catch((err: unknown) => ctx.log.warn('card token purge failed', err)),
           ]),

@@ -10,6 +10,7 @@ export type ApplicationErrorCode =
   | 'auth.key_malformed'
   | 'auth.key_invalid'
   | 'auth.secret_key_required'
+  | 'auth.too_many_failures'
   | 'checkout.token_invalid'
   | 'checkout.client_secret_invalid'
   | 'order.not_found'

@@ -125,6 +125,8 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'idempotency.key_invalid': invalidRequest('idempotency_key_invalid'),
   'idempotency.key_reused': { code: Code.FailedPrecondition, type: 'idempotency_error', publicCode: 'idempotency_key_reused' },
   'rate_limit.exceeded': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'rate_limit_exceeded' },
+  // Its own code: an SDK retries rate_limit_exceeded by itself, but a bad key sent again fails again.
+  'auth.too_many_failures': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'too_many_authentication_failures' },
   'conflict.concurrent_change': { code: Code.Aborted, type: 'api_error', publicCode: 'concurrent_change' },
 };
 
