@@ -68,6 +68,8 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** API rate limit per key: tokens per second and bucket size (perSecond 0 switches it off). */
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  /** Failed authentications allowed per client address in a window (limit 0 switches it off). */
+  readonly authFailures: { readonly limit: number; readonly windowMs: number };
   /** The daily payout cut-off (PAYOUT_CUTOFF, HH:MM in UTC): minutes after midnight UTC. */
   readonly payoutCutoffMinutesUtc: number;
   /** VAULT_KEYS: the key-encryption keys of the card vault (id and 32 bytes each); empty: a development key. */
@@ -174,6 +176,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vaultActiveKey: env.VAULT_ACTIVE_KEY?.trim() || undefined,
     vaultDevKeyFile: env.VAULT_DEV_KEY_FILE?.trim() || '.checkout/vault-dev.key',
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
+    // At most an hour: the janitor deletes counts older than that.
+    authFailures: { limit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 0, 1_000_000), windowMs: integer(env, 'AUTH_FAILURE_WINDOW_S', 60, 1, 3600) * 1000 },
     metrics: metricsConfig(env),
     grpcReflection: name(env, 'GRPC_REFLECTION', env.NODE_ENV?.trim() === 'production' ? 'off' : 'on', /^(on|off)$/, new Set(['on', 'off'])) === 'on',
   };

@@ -1,8 +1,15 @@
-// API rate limits per key (token buckets in Postgres, shared by every instance) and the checkout's
-// card-testing limits per client address and per merchant, with the limits lowered by configuration.
+// API rate limits per key (token buckets in Postgres, shared by every instance), failed
+// authentications per client address on every transport, and the checkout's card-testing limits per
+// client address and per merchant, with the limits lowered by configuration.
+import net, { type AddressInfo, type Server } from 'node:net';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport, createGrpcWebTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
+import { listenH1AndH2c } from '../gateway/listen.ts';
+import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
+import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -85,6 +92,145 @@ describe('API rate limit per key', () => {
     const created = answers.filter((r) => r.statusCode === 201).length;
     const [row] = await svc.db.knex('orders').join('merchants', 'merchants.id', 'orders.merchant_id').where('merchants.name', 'Writer shop').count<{ count: string }[]>('* as count');
     expect(Number(row!.count)).toBe(created);
+  });
+});
+
+describe('failed authentications per client address, on every transport', () => {
+  let svc: TestService;
+  let shop: SandboxCredentials;
+  let server: Server;
+  let port: number;
+  /** How far the service's clock is ahead of the real one: the window ends when the test moves it. */
+  let offsetMs = 0;
+  const sessions: Http2SessionManager[] = [];
+
+  beforeAll(async () => {
+    // Ten failures per address in a minute of the service's clock.
+    svc = await startTestService({ authFailures: { limit: 10, windowMs: 60_000 }, clock: { now: () => new Date(Date.now() + offsetMs) } });
+    shop = await svc.sandbox('Guessed shop');
+    server = await listenH1AndH2c(svc.app.server, svc.core.routes, 0, '127.0.0.1');
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const session of sessions) session.abort();
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await svc?.close();
+  });
+
+  const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  /** A key shaped like ours that nobody was given. */
+  const randomKey = () => `sk_test_${Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => ALNUM[b % 62]).join('')}`;
+  const rest = (authorization: string | undefined, remoteAddress: string) =>
+    svc.app.inject({ method: 'GET', url: '/v1/orders?limit=1', remoteAddress, headers: authorization === undefined ? {} : { authorization } });
+  /** Sends `count` requests, `parallel` at a time (a flood, as an attacker sends it). */
+  async function flood<T>(count: number, parallel: number, send: (i: number) => Promise<T>): Promise<T[]> {
+    const answers: T[] = [];
+    for (let i = 0; i < count; i += parallel) answers.push(...(await Promise.all(Array.from({ length: Math.min(parallel, count - i) }, (_, j) => send(i + j)))));
+    return answers;
+  }
+  const failuresOf = async (address: string) => (await svc.db.knex('auth_failures').where({ address }).first())?.failures as number | undefined;
+
+  it('REST: a few hundred bad keys from one address get 401 up to the limit, then 429 with Retry-After; another address goes on; the window ends', async () => {
+    // Unknown keys and malformed ones alike, 50 at a time.
+    const answers = await flood(300, 50, (i) => rest(i % 3 === 0 ? 'Bearer not-a-key' : `Bearer ${randomKey()}`, '127.0.5.1'));
+    const unauthorized = answers.filter((r) => r.statusCode === 401);
+    const refused = answers.filter((r) => r.statusCode === 429);
+    expect(unauthorized).toHaveLength(10);
+    expect(refused).toHaveLength(290);
+    expect(refused[0]!.json().error).toEqual({
+      type: 'rate_limit_error',
+      code: 'too_many_authentication_failures',
+      message: expect.stringMatching(/Too many failed authentications .* from your address; retry after \d+ s/),
+      request_id: refused[0]!.headers['request-id'],
+    });
+    for (const r of refused) {
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(r.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+    // The address is refused whatever it sends, its merchant's own key included: a valid key is no way round.
+    expect((await rest(`Bearer ${shop.test_secret_key}`, '127.0.5.1')).statusCode).toBe(429);
+    // Refused from memory: more of the flood neither looks the keys up nor writes a count.
+    const counted = await failuresOf('127.0.5.1');
+    expect(counted).toBeGreaterThan(10);
+    expect((await flood(100, 50, () => rest(`Bearer ${randomKey()}`, '127.0.5.1'))).every((r) => r.statusCode === 429)).toBe(true);
+    expect(await failuresOf('127.0.5.1')).toBe(counted);
+
+    // Another address is not held by it: the merchant's key works, and a bad key there has its own count.
+    const other = await rest(`Bearer ${shop.test_secret_key}`, '127.0.5.2');
+    expect(other.statusCode).toBe(200);
+    expect(other.headers['retry-after']).toBeUndefined();
+    expect((await rest(`Bearer ${randomKey()}`, '127.0.5.2')).statusCode).toBe(401);
+    // A request without a key is told so, and does not count: it guesses nothing.
+    expect((await flood(30, 30, () => rest(undefined, '127.0.5.3'))).every((r) => r.statusCode === 401 && r.json().error.code === 'api_key_missing')).toBe(true);
+    expect(await failuresOf('127.0.5.3')).toBeUndefined();
+
+    // A minute later on the service's clock the window has ended: the address authenticates again, and counts afresh.
+    offsetMs += 61_000;
+    expect((await rest(`Bearer ${shop.test_secret_key}`, '127.0.5.1')).statusCode).toBe(200);
+    expect((await rest(`Bearer ${randomKey()}`, '127.0.5.1')).statusCode).toBe(401);
+    expect(await failuresOf('127.0.5.1')).toBe(1);
+  });
+
+  it('Connect, gRPC-Web and gRPC count into the same limit per address, and refuse with resource_exhausted and Retry-After', async () => {
+    // Connect JSON over HTTP/1.1 (the Connect mount), from one address.
+    const connect = (key: string, remoteAddress: string) =>
+      svc.app.inject({ method: 'POST', url: '/checkout.v1.OrderService/ListOrders', remoteAddress, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, payload: {} });
+    const answers = await flood(60, 20, () => connect(randomKey(), '127.0.6.1'));
+    expect(answers.filter((r) => r.statusCode === 401)).toHaveLength(10);
+    const refused = answers.filter((r) => r.statusCode === 429);
+    expect(refused).toHaveLength(50);
+    expect(refused[0]!.json()).toMatchObject({ code: 'resource_exhausted', message: expect.stringMatching(/Too many failed authentications/) });
+    expect(JSON.stringify(refused[0]!.json().details)).toContain('too_many_authentication_failures');
+    expect(Number(refused[0]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await connect(shop.test_secret_key, '127.0.6.2')).statusCode).toBe(200);
+
+    // gRPC over h2c and gRPC-Web over HTTP/1.1, on a real socket from 127.0.0.1.
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const session = new Http2SessionManager(baseUrl);
+    sessions.push(session);
+    const grpc = createClient(OrderService, createGrpcTransport({ baseUrl, sessionManager: session }));
+    const grpcWeb = createClient(OrderService, createGrpcWebTransport({ baseUrl, httpVersion: '1.1' }));
+    const outcome = async (call: Promise<unknown>) => {
+      try {
+        await call;
+        return { code: 'ok' as const };
+      } catch (err) {
+        const e = ConnectError.from(err);
+        return { code: Code[e.code], detail: e.findDetails(ErrorDetailSchema)[0]?.code, retryAfter: e.metadata.get('retry-after') };
+      }
+    };
+    const bearer = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+    const viaGrpc = await flood(20, 10, () => outcome(grpc.listOrders({ limit: 1 }, bearer(randomKey()))));
+    expect(viaGrpc.filter((o) => o.code === 'Unauthenticated')).toHaveLength(10);
+    const grpcRefused = viaGrpc.filter((o) => o.code === 'ResourceExhausted');
+    expect(grpcRefused).toHaveLength(10);
+    expect(grpcRefused[0]).toMatchObject({ detail: 'too_many_authentication_failures' });
+    expect(Number(grpcRefused[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
+    // The same address over gRPC-Web is the same client: refused, its good key included.
+    expect(await outcome(grpcWeb.listOrders({ limit: 1 }, bearer(shop.test_secret_key)))).toMatchObject({ code: 'ResourceExhausted', detail: 'too_many_authentication_failures' });
+    // gRPC from another loopback address goes on.
+    const elsewhere = new Http2SessionManager(baseUrl, undefined, { createConnection: () => net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' }) });
+    sessions.push(elsewhere);
+    const fromElsewhere = createClient(OrderService, createGrpcTransport({ baseUrl, sessionManager: elsewhere }));
+    expect(await outcome(fromElsewhere.listOrders({ limit: 1 }, bearer(shop.test_secret_key)))).toEqual({ code: 'ok' });
+    expect(await outcome(fromElsewhere.listOrders({ limit: 1 }, bearer(randomKey())))).toMatchObject({ code: 'Unauthenticated' });
+  });
+
+  it('behind a trusted proxy (TRUST_PROXY), counts the client the proxy names, not the proxy', async () => {
+    const { loadConfig } = await import('../src/config.ts');
+    const proxied = await buildGateway({ routes: svc.core.routes, publicUrl: 'http://api.test', trustProxy: loadConfig({ TRUST_PROXY: 'true' }).trustProxy });
+    try {
+      const viaProxy = (key: string, client: string) =>
+        proxied.inject({ method: 'GET', url: '/v1/orders?limit=1', remoteAddress: '127.0.0.200', headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': client } });
+      const answers = await flood(15, 15, () => viaProxy(randomKey(), '127.0.8.1'));
+      expect(answers.filter((r) => r.statusCode === 401)).toHaveLength(10);
+      expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(5);
+      // Another client of the same proxy is not held back.
+      expect((await viaProxy(shop.test_secret_key, '127.0.8.2')).statusCode).toBe(200);
+      expect(await failuresOf('127.0.0.200')).toBeUndefined();
+    } finally {
+      await proxied.close();
+    }
   });
 });
 

@@ -2,10 +2,14 @@
 // 31 January (28 February, 31 March, …), each its own order with its receipt and ledger capture;
 // a failing card through dunning to recovery, to unpaid and to canceled; cancel at the period's end,
 // pause and resume; two schedulers at once and a crash between a charge and its bookkeeping charge
-// each cycle once. Every suite ends with the ledger verified (test/support/service.ts).
+// each cycle once. Test clocks advance in the background, in bounded steps of the biller, a bounded
+// distance at a time. Every suite ends with the ledger verified (test/support/service.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { loadConfig } from '../src/config.ts';
+import { startWorkers, type WorkerContext } from '../src/composition/workers.ts';
 import { startTestService, type TestService } from './support/service.ts';
+import { waitFor } from './support/wait.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -36,7 +40,35 @@ async function onClock(at: string, behaviour = 'approved') {
   const card = await ok('POST', `/v1/customers/${customer.id}/cards`, { card: rawCard(behaviour) });
   return { clock, customer, card };
 }
-const advance = (clockId: string, to: string) => ok('POST', `/v1/test_helpers/test_clocks/${clockId}/advance`, { to });
+const clockOf = (clockId: string) => ok('GET', `/v1/test_helpers/test_clocks/${clockId}`);
+/** Asks for an advance: answered at once, the clock advancing towards `to` (nothing run yet). */
+async function startAdvance(clockId: string, to: string, key = shop.test_secret_key) {
+  const res = await call('POST', `/v1/test_helpers/test_clocks/${clockId}/advance`, { to }, key);
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.json()).toMatchObject({ id: clockId, object: 'test_clock', status: 'advancing', target_frozen_time: to });
+  return res.json();
+}
+/** Steps the advancing clocks as the biller does, until this one is ready (a generous deadline for a busy machine). */
+const untilReady = (clockId: string) =>
+  waitFor(
+    `test clock ${clockId} ready`,
+    async () => {
+      await svc.core.testClocks.step();
+      return svc.db.knex('test_clocks').where({ id: clockId }).first();
+    },
+    (row) => row.status === 'ready',
+    60_000,
+  );
+/** Advances a clock through each of `stops` in turn, each advance run to ready; answers the clock at the last. */
+async function advance(clockId: string, ...stops: string[]) {
+  for (const to of stops) {
+    await startAdvance(clockId, to);
+    await untilReady(clockId);
+  }
+  const clock = await clockOf(clockId);
+  expect(clock).toMatchObject({ status: 'ready', frozen_time: stops.at(-1), target_frozen_time: null });
+  return clock;
+}
 const orderOf = (id: string) => ok('GET', `/v1/orders/${id}`);
 async function eventsOf(subscriptionId: string) {
   return svc.db.knex('events').where({ subject_type: 'subscription', subject_id: subscriptionId }).orderBy('sequence');
@@ -50,8 +82,17 @@ describe('subscriptions on a test clock', () => {
     expect(sub).toMatchObject({ object: 'subscription', status: 'active', next_cycle: 2, next_charge_at: '2027-02-28T09:00:00.000Z', test_clock: clock.id });
     expect(sub.charged_cycles).toHaveLength(1);
 
-    const advanced = await advance(clock.id, '2028-01-31T10:00:00.000Z');
-    expect(advanced).toMatchObject({ charges: 12, test_clock: { frozen_time: '2028-01-31T10:00:00.000Z', status: 'ready' } });
+    // Two months at a time, the most a monthly subscription's clock advances at once.
+    await advance(
+      clock.id,
+      '2027-03-31T09:00:00.000Z',
+      '2027-05-31T09:00:00.000Z',
+      '2027-07-31T09:00:00.000Z',
+      '2027-09-30T09:00:00.000Z',
+      '2027-11-30T09:00:00.000Z',
+      '2028-01-30T09:00:00.000Z',
+      '2028-01-31T10:00:00.000Z',
+    );
     const after = await ok('GET', `/v1/subscriptions/${sub.id}`);
     expect(after).toMatchObject({ status: 'active', next_cycle: 14, next_charge_at: '2028-02-29T09:00:00.000Z' });
     expect(after.charged_cycles.map((c: { cycle: number }) => c.cycle)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
@@ -104,7 +145,9 @@ describe('subscriptions on a test clock', () => {
     const { clock, customer, card } = await onClock('2027-05-10T08:00:00.000Z', 'challenge');
     const unpaid = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 700, currency: 'EUR', reference: 'plan-unpaid', interval: 'week' });
     const canceled = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 700, currency: 'EUR', reference: 'plan-cancel', interval: 'week', after_failed_retries: 'cancel' });
-    await advance(clock.id, '2027-06-10T08:00:00.000Z');
+    // Two weeks (the most a weekly subscription's clock advances at once) spend the retries; then nothing
+    // bills on the clock, and it may go on two years at once.
+    await advance(clock.id, '2027-05-24T08:00:00.000Z', '2027-06-10T08:00:00.000Z');
     expect(await ok('GET', `/v1/subscriptions/${unpaid.id}`)).toMatchObject({ status: 'unpaid', next_charge_at: null, retries: 3 });
     expect(await ok('GET', `/v1/subscriptions/${canceled.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'payment_failed', next_charge_at: null });
     // Four charges of the one cycle each, and nothing after.
@@ -142,12 +185,20 @@ describe('subscriptions on a test clock', () => {
     expect(await svc.db.knex('orders').where({ subscription_id: goneSub.id })).toHaveLength(1);
   });
 
-  it('takes over an advance a stopped process left running', async () => {
-    const { clock } = await onClock('2027-08-20T08:00:00.000Z');
-    await svc.db.knex('test_clocks').where({ id: clock.id }).update({ status: 'advancing', advancing_since: new Date() });
-    expect((await call('POST', `/v1/test_helpers/test_clocks/${clock.id}/advance`, { to: '2027-08-21T08:00:00.000Z' })).json().error.code).toBe('test_clock_advancing');
-    await svc.db.knex('test_clocks').where({ id: clock.id }).update({ advancing_since: new Date(Date.now() - 11 * 60_000) });
-    expect(await advance(clock.id, '2027-08-21T08:00:00.000Z')).toMatchObject({ test_clock: { status: 'ready', frozen_time: '2027-08-21T08:00:00.000Z' } });
+  it('lets one biller work on a clock at a time, and takes over a clock a stopped biller left', async () => {
+    const { clock, customer, card } = await onClock('2027-08-20T08:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 250, currency: 'EUR', reference: 'plan-lease', interval: 'day' });
+    await startAdvance(clock.id, '2027-08-22T08:00:00.000Z');
+    // Another biller holds the clock (its lease runs for a minute yet): this one's step leaves it alone.
+    await svc.db.knex('test_clocks').where({ id: clock.id }).update({ lease_until: new Date(Date.now() + 60_000) });
+    expect(await svc.core.testClocks.step()).toBe(0);
+    expect(await clockOf(clock.id)).toMatchObject({ status: 'advancing', frozen_time: '2027-08-20T08:00:00.000Z' });
+    expect(await svc.db.knex('orders').where({ subscription_id: sub.id })).toHaveLength(1);
+    // That biller stopped: once its lease has run out, the next step takes the clock over and finishes it.
+    await svc.db.knex('test_clocks').where({ id: clock.id }).update({ lease_until: new Date(Date.now() - 1000) });
+    await untilReady(clock.id);
+    expect(await clockOf(clock.id)).toMatchObject({ status: 'ready', frozen_time: '2027-08-22T08:00:00.000Z' });
+    expect(await svc.db.knex('orders').where({ subscription_id: sub.id })).toHaveLength(3);
   });
 
   it('cancels at the period’s end, pauses and resumes skipping the dates that passed, and ends after its cycles', async () => {
@@ -159,7 +210,7 @@ describe('subscriptions on a test clock', () => {
     const limited = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 500, currency: 'EUR', reference: 'plan-three', interval: 'month', cycles: 3, trial_days: 14 });
     expect(limited).toMatchObject({ status: 'trialing', next_charge_at: '2027-07-15T10:00:00.000Z', charged_cycles: [] });
 
-    await advance(clock.id, '2027-10-20T10:00:00.000Z');
+    await advance(clock.id, '2027-09-01T10:00:00.000Z', '2027-10-20T10:00:00.000Z');
     expect(await ok('GET', `/v1/subscriptions/${ending.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'requested', charged_cycles: [expect.objectContaining({ cycle: 1 })] });
     expect(await ok('GET', `/v1/subscriptions/${limited.id}`)).toMatchObject({ status: 'canceled', cancellation_reason: 'cycles_completed', next_cycle: 4 });
     expect((await ok('GET', `/v1/subscriptions/${limited.id}`)).charged_cycles.map((c: { cycle: number }) => c.cycle)).toEqual([1, 2, 3]);
@@ -168,6 +219,132 @@ describe('subscriptions on a test clock', () => {
     const resumed = await ok('POST', `/v1/subscriptions/${paused.id}/resume`);
     expect(resumed).toMatchObject({ status: 'active', next_cycle: 5, next_charge_at: '2027-11-01T10:00:00.000Z' });
     expect((await call('POST', `/v1/subscriptions/${ending.id}/pause`)).json().error.code).toBe('subscription_state_invalid');
+  });
+});
+
+describe('test clock advances: bounded, in the background, one per clock and a few per merchant', () => {
+  const ordersOf = async (subscriptionId: string) => (await svc.db.knex('orders').where({ subscription_id: subscriptionId })).length;
+  const readyEvents = (clockId: string) => svc.db.knex('events').where({ subject_type: 'test_clock', subject_id: clockId }).orderBy('sequence');
+
+  it('answers the advance at once with the clock advancing and runs nothing in the request; the biller’s bounded steps take it to ready, with test_clock.ready', async () => {
+    const { clock, customer, card } = await onClock('2027-10-01T08:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 400, currency: 'EUR', reference: 'plan-async', interval: 'day' });
+    expect(await ordersOf(sub.id)).toBe(1);
+
+    const started = await startAdvance(clock.id, '2027-10-03T08:00:00.000Z');
+    // The answer, and the clock after it: advancing, still at its time, nothing charged on the way yet.
+    expect(started).toMatchObject({ frozen_time: '2027-10-01T08:00:00.000Z', target_frozen_time: '2027-10-03T08:00:00.000Z' });
+    expect(await clockOf(clock.id)).toMatchObject({ status: 'advancing', frozen_time: '2027-10-01T08:00:00.000Z' });
+    expect(await ordersOf(sub.id)).toBe(1);
+
+    // A step does a bounded amount of work (one charge here) and shows how far the clock got.
+    expect(await svc.core.testClocks.step({ chargesPerClock: 1 })).toBe(0);
+    expect(await clockOf(clock.id)).toMatchObject({ status: 'advancing', frozen_time: '2027-10-02T08:00:00.000Z' });
+    expect(await ordersOf(sub.id)).toBe(2);
+    expect(await readyEvents(clock.id)).toEqual([]);
+
+    await untilReady(clock.id);
+    expect(await clockOf(clock.id)).toMatchObject({ status: 'ready', frozen_time: '2027-10-03T08:00:00.000Z', target_frozen_time: null });
+    expect(await ordersOf(sub.id)).toBe(3);
+    const events = await readyEvents(clock.id);
+    expect(events.map((e) => e.type)).toEqual(['test_clock.ready']);
+    expect(events[0].data).toMatchObject({ id: clock.id, status: 'ready', frozen_time: '2027-10-03T08:00:00.000Z' });
+    // Told after the charges it ran: the event log orders by time, and the ready event is dated at the target.
+    const charged = await svc.db.knex('events').where({ subject_type: 'subscription', subject_id: sub.id, type: 'subscription.charged' });
+    for (const e of charged) expect(new Date(e.created_at).getTime()).toBeLessThanOrEqual(new Date(events[0].created_at).getTime());
+  });
+
+  it('refuses an advance of years: at most two periods of the shortest subscription billing on the clock (Stripe’s rule), two years with none', async () => {
+    const { clock, customer, card } = await onClock('2027-11-01T08:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 900, currency: 'EUR', reference: 'plan-years', interval: 'month' });
+    const years = await call('POST', `/v1/test_helpers/test_clocks/${clock.id}/advance`, { to: '2032-10-01T08:00:00.000Z' });
+    expect(years.statusCode).toBe(400);
+    expect(years.json().error).toMatchObject({ code: 'test_clock_invalid', param: 'to', message: expect.stringContaining('two periods of its shortest subscription (1 month)') });
+    expect(years.json().error.message).toContain('2028-01-01T08:00:00.000Z');
+    expect(await clockOf(clock.id)).toMatchObject({ status: 'ready', frozen_time: '2027-11-01T08:00:00.000Z' });
+    expect(await ordersOf(sub.id)).toBe(1);
+    // A clock on which nothing bills goes up to two years at once, not further.
+    const bare = await ok('POST', '/v1/test_helpers/test_clocks', { frozen_time: '2027-11-01T08:00:00.000Z' });
+    expect((await call('POST', `/v1/test_helpers/test_clocks/${bare.id}/advance`, { to: '2029-11-01T08:00:01.000Z' })).json().error).toMatchObject({ code: 'test_clock_invalid', param: 'to' });
+    await startAdvance(bare.id, '2029-11-01T08:00:00.000Z');
+    await untilReady(bare.id);
+  });
+
+  it('runs one advance of a clock at a time: a second is 409 test_clock_advancing, and no subscription on it starts or resumes meanwhile', async () => {
+    const { clock, customer, card } = await onClock('2027-12-01T08:00:00.000Z');
+    const paused = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 300, currency: 'EUR', reference: 'plan-paused', interval: 'day' });
+    await ok('POST', `/v1/subscriptions/${paused.id}/pause`);
+    const keyed = (to: string) =>
+      svc.app.inject({
+        method: 'POST',
+        url: `/v1/test_helpers/test_clocks/${clock.id}/advance`,
+        headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json', 'idempotency-key': `advance-${clock.id}` },
+        payload: JSON.stringify({ to }),
+      });
+    const first = await keyed('2027-12-15T08:00:00.000Z');
+    expect(first.json()).toMatchObject({ status: 'advancing', target_frozen_time: '2027-12-15T08:00:00.000Z' });
+    // A retry of the same request (its Idempotency-Key) gets the same answer; another advance does not start.
+    const retried = await keyed('2027-12-15T08:00:00.000Z');
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.json()).toEqual(first.json());
+    const again = await call('POST', `/v1/test_helpers/test_clocks/${clock.id}/advance`, { to: '2027-12-20T08:00:00.000Z' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatchObject({ code: 'test_clock_advancing', param: 'id', message: expect.stringContaining('advance it again once its status is ready') });
+    // A daily subscription joining a two-year advance would run hundreds of cycles in it: refused until ready.
+    const joining = await call('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 300, currency: 'EUR', reference: 'plan-late', interval: 'day' });
+    expect(joining.statusCode).toBe(409);
+    expect(joining.json().error.code).toBe('test_clock_advancing');
+    expect((await call('POST', `/v1/subscriptions/${paused.id}/resume`)).json().error.code).toBe('test_clock_advancing');
+    expect(await svc.db.knex('subscriptions').where({ customer_id: customer.id })).toHaveLength(1);
+    await untilReady(clock.id);
+    expect((await call('POST', `/v1/subscriptions/${paused.id}/resume`)).statusCode).toBe(200);
+    await startAdvance(clock.id, '2027-12-16T08:00:00.000Z');
+    await untilReady(clock.id);
+  });
+
+  it('holds a merchant to five clocks advancing at once, under concurrent requests (429 too_many_advancing_test_clocks); another merchant is not held by it', async () => {
+    const busy = await svc.sandbox('Busy clocks');
+    const other = await svc.sandbox('Other clocks');
+    const newClock = async (key: string) => {
+      const res = await call('POST', '/v1/test_helpers/test_clocks', { frozen_time: '2028-01-01T00:00:00.000Z' }, key);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const clocks = [];
+    for (let i = 0; i < 8; i++) clocks.push(await newClock(busy.test_secret_key));
+    const answers = await Promise.all(clocks.map((id) => call('POST', `/v1/test_helpers/test_clocks/${id}/advance`, { to: '2028-02-01T00:00:00.000Z' }, busy.test_secret_key)));
+    expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(5);
+    const refused = answers.filter((r) => r.statusCode === 429);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]!.json().error).toMatchObject({ type: 'invalid_request_error', code: 'too_many_advancing_test_clocks', message: expect.stringContaining('at most 5 advance at once') });
+    expect(await svc.db.knex('test_clocks').whereIn('id', clocks).where({ status: 'advancing' })).toHaveLength(5);
+    // Another merchant's clocks advance meanwhile.
+    const theirs = await newClock(other.test_secret_key);
+    await startAdvance(theirs, '2028-02-01T00:00:00.000Z', other.test_secret_key);
+    // Once one is ready, there is room for another.
+    const waiting = clocks[answers.findIndex((r) => r.statusCode === 429)]!;
+    const first = clocks[answers.findIndex((r) => r.statusCode === 200)]!;
+    await untilReady(first);
+    await startAdvance(waiting, '2028-02-01T00:00:00.000Z', busy.test_secret_key);
+    for (const id of [...clocks, theirs]) await untilReady(id);
+  });
+
+  it('is run by the biller worker on its own, every second', async () => {
+    const { clock, customer, card } = await onClock('2028-02-01T08:00:00.000Z');
+    const sub = await ok('POST', '/v1/subscriptions', { customer: customer.id, card: card.id, amount: 500, currency: 'EUR', reference: 'plan-worker', interval: 'week' });
+    const warnings: unknown[] = [];
+    const log = { debug: () => undefined, info: () => undefined, warn: (line: string, err?: unknown) => warnings.push([line, err]), error: () => undefined, debugEnabled: () => false };
+    // Only what the biller reads; the other workers' parts are not started here.
+    const ctx = { config: loadConfig({}), knex: svc.db.knex, installationId: 'test', events: undefined, billing: svc.core.billing, testClocks: svc.core.testClocks, log } as unknown as WorkerContext;
+    const [biller] = startWorkers(['biller'], ctx);
+    try {
+      await startAdvance(clock.id, '2028-02-15T08:00:00.000Z');
+      await waitFor('the biller worker to finish the advance', () => clockOf(clock.id), (c) => c.status === 'ready', 60_000, 100);
+    } finally {
+      await biller!.stop();
+    }
+    expect(await ordersOf(sub.id)).toBe(3);
+    expect(warnings).toEqual([]);
   });
 });
 
@@ -200,8 +377,8 @@ describe('exactly once', () => {
     ]);
     for (const c of after.charged_cycles) expect(await svc.db.knex('payments').where({ order_id: c.order, status: 'succeeded' })).toHaveLength(1);
     expect(await svc.db.knex('orders').where({ subscription_id: sub.id })).toHaveLength(3);
-    // Then the clock catches up cycle by cycle.
-    await advance(clock.id, '2027-09-20T07:00:00.000Z');
+    // Then the clock catches up cycle by cycle, two days (two periods of the daily subscription) at a time.
+    await advance(clock.id, '2027-09-17T06:00:00.000Z', '2027-09-19T06:00:00.000Z', '2027-09-20T07:00:00.000Z');
     expect((await ok('GET', `/v1/subscriptions/${sub.id}`)).charged_cycles).toHaveLength(6);
     expect(svc.internalErrors).toEqual([]);
   });

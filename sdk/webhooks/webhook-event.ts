@@ -26,7 +26,8 @@ export type WebhookEventType =
   | 'subscription.resumed'
   | 'subscription.canceled'
   | 'payment_link.completed'
-  | 'payment_link.deactivated';
+  | 'payment_link.deactivated'
+  | 'test_clock.ready';
 
 /**
  * The event's payload: fields depend on the type. Events of an order (and of its refunds and

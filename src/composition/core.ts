@@ -1,6 +1,7 @@
 import { PostgresSubscriptionReader } from '../adapters/postgres/subscription/postgres-subscriptions.ts';
 import { createBilling, type Billing } from '../application/subscription/bill-subscriptions.ts';
 import { createSubscriptionService, createTestClockService } from '../application/subscription/subscription-service.ts';
+import { createTestClockAdvances, type TestClockAdvances } from '../application/subscription/advance-test-clocks.ts';
 import { SubscriptionService, TestClockService } from '../gen/checkout/v1/subscription_pb.ts';
 import { PostgresSettlement } from '../adapters/postgres/payout/postgres-settlement.ts';
 import { createSettleDue } from '../application/payout/settle-due.ts';
@@ -64,6 +65,7 @@ import { createPayments, type Payments } from '../application/payment/payments.t
 import { createCheckoutPayments } from '../application/checkout/checkout-payments.ts';
 import { PostgresMerchantRepository } from '../adapters/postgres/merchant/postgres-merchant-repository.ts';
 import { PostgresRateLimiter, type RateLimitPolicy } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
+import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
 import { PostgresOrderRepository } from '../adapters/postgres/order/postgres-order-repository.ts';
 import { PostgresPaymentRepository } from '../adapters/postgres/payment/postgres-payment-repository.ts';
 import { PostgresUnitOfWork } from '../adapters/postgres/postgres-unit-of-work.ts';
@@ -105,6 +107,8 @@ export interface CoreOptions {
   readonly rateLimit?: RateLimitPolicy;
   /** How many orders customers may start on payment links, per client address and per link (DEFAULT_LINK_START_LIMITS when absent). */
   readonly linkStarts?: LinkStartLimits;
+  /** Failed authentications allowed per client address and window; none when absent or when limit is 0. */
+  readonly authFailures?: AuthFailurePolicy;
   /** The daily payout cut-off, minutes after midnight UTC (midnight when absent). */
   readonly payoutCutoffMinutesUtc?: number;
   /** The card vault's keys (loadKeyRing); a process-lifetime key, test mode only, when absent. */
@@ -147,6 +151,8 @@ export interface Core {
   readonly rotateVaultKeys: RotateVaultKeys;
   /** Subscriptions' charges, for the biller worker (and the tests). */
   readonly billing: Billing;
+  /** Test clocks advancing in the background, stepped by the biller worker (and the tests). */
+  readonly testClocks: TestClockAdvances;
 }
 
 /** Composes the core's use cases over the Postgres adapters and the simulated acquirers. */
@@ -161,7 +167,8 @@ export function createCore(options: CoreOptions): Core {
   const linkStarts = options.linkStarts ?? DEFAULT_LINK_START_LIMITS;
   /** A bucket shared by every instance, or none when the limit is switched off (a burst or rate of 0). */
   const bucket = (policy: LinkStartBucket) => (policy.burst > 0 && policy.perSecond > 0 ? new PostgresRateLimiter(options.knex, policy) : undefined);
-  const authenticate = createAuthenticate({ keys: merchants, limiter, metrics: options.metrics });
+  const failures = options.authFailures && options.authFailures.limit > 0 ? { limiter: new PostgresAuthFailureLimiter(options.knex, options.authFailures), clock } : undefined;
+  const authenticate = createAuthenticate({ keys: merchants, limiter, failures, metrics: options.metrics });
   const refundStore = new PostgresRefundRepository(options.knex);
   const disputeStore = new PostgresDisputeRepository(options.knex);
   const evidenceStore = new PostgresEvidenceRepository(options.knex);
@@ -206,6 +213,7 @@ export function createCore(options: CoreOptions): Core {
     onBackgroundError: options.onInternalError,
   });
   const subscriptionDeps = { authenticate, idempotent, uow, subscriptions: subscriptionReader, billing, ids, clock };
+  const testClocks = createTestClockAdvances({ uow, subscriptions: subscriptionReader, billing, ids, clock, onBackgroundError: options.onInternalError });
   const orderService = createOrderService({
     authenticate,
     createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
@@ -313,5 +321,6 @@ export function createCore(options: CoreOptions): Core {
     captures: captureOrder,
     rotateVaultKeys: createRotateVaultKeys({ keys: keyRing, store: new PostgresVaultKeys(options.knex) }),
     billing,
+    testClocks,
   };
 }

@@ -93,6 +93,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
+    authFailures: config.authFailures,
     payoutCutoffMinutesUtc: config.payoutCutoffMinutesUtc,
   });
   const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
@@ -127,7 +128,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     await knex.destroy();
     throw err;
   }
-  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log, metrics });
+  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics });
   log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
   for (const line of vaultWarnings) log.warn(line);
@@ -191,7 +192,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     await knex.destroy();
     throw err;
   }
-  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log, metrics });
+  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);
   log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);

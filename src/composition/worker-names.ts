@@ -22,8 +22,8 @@ export const WORKER_ROLES: { readonly [W in WorkerName]: string } = {
   dispatcher: 'delivers events as signed webhooks, with retries',
   sweeper: 'expires orders past their time, settles payment attempts, refunds and captures a crashed process left behind, releases authorizations not captured within 7 days, opens and closes test-mode disputes (every 5 s)',
   settler: 'moves captured money past its settlement delay from the pending to the available balance, makes the daily payouts after the cut-off and sends them (every minute)',
-  biller: "charges subscriptions whose cycle or dunning retry is due, each cycle once (every 10 s)",
-  janitor: 'deletes idempotency keys past their retention, idle rate-limit buckets and expired card tokens (every 10 min)',
+  biller: 'charges subscriptions whose cycle or dunning retry is due, each cycle once (every 10 s), and advances test clocks in bounded steps (every second)',
+  janitor: 'deletes idempotency keys past their retention, idle rate-limit buckets, ended failed-authentication counts and expired card tokens (every 10 min)',
 };
 
 /**

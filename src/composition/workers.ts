@@ -1,5 +1,6 @@
 import { PostgresCardVault } from '../adapters/postgres/vault/postgres-card-vault.ts';
 import type { Billing } from '../application/subscription/bill-subscriptions.ts';
+import type { TestClockAdvances } from '../application/subscription/advance-test-clocks.ts';
 import type { CaptureOrder } from '../application/capture/capture-order.ts';
 import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { PayoutRuns } from '../application/payout/run-payouts.ts';
@@ -11,6 +12,7 @@ import { createDatabase } from '../adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../adapters/postgres/idempotency/postgres-idempotency-store.ts';
 import { PostgresOutboxReader } from '../adapters/postgres/event/postgres-event-outbox.ts';
 import { purgeIdleRateLimitBuckets } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
+import { purgeEndedAuthFailureWindows } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
 import { PostgresWebhookDeliveryQueue } from '../adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
 import { JetStreamEventPublisher } from '../adapters/nats/jetstream-event-publisher.ts';
 import { JetStreamEventSubscription } from '../adapters/nats/jetstream-event-subscription.ts';
@@ -55,6 +57,8 @@ export interface WorkerContext {
   readonly disputes?: { readonly sweep: SweepDisputes };
   readonly captures?: Pick<CaptureOrder, 'completeStale'>;
   readonly billing?: Pick<Billing, 'runDue'>;
+  /** Test clocks advancing, stepped by the biller. */
+  readonly testClocks?: Pick<TestClockAdvances, 'step'>;
   readonly log: Log;
   /** Where the relay and the dispatcher count; nothing is counted when absent. */
   readonly metrics?: Metrics;
@@ -142,6 +146,17 @@ function periodic(name: WorkerName, everyMs: number, tick: () => Promise<unknown
     async stop() {
       clearInterval(timer);
       await running.catch(() => undefined);
+    },
+  };
+}
+
+/** One worker made of several, started together and stopped together. */
+function together(name: WorkerName, parts: readonly Worker[]): Worker {
+  return {
+    name,
+    started: Promise.all(parts.map((part) => part.started)).then(() => undefined),
+    async stop() {
+      await Promise.all(parts.map((part) => part.stop()));
     },
   };
 }
@@ -238,12 +253,17 @@ export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): 
       case 'settler':
         return periodic('settler', 60_000, () => ctx.payoutRuns.scheduled().catch((err: unknown) => ctx.log.warn('settlement or payout run failed', err)));
       case 'biller':
-        return periodic('biller', 10_000, () => (ctx.billing ? ctx.billing.runDue(500) : Promise.resolve(0)).catch((err: unknown) => ctx.log.warn('subscription billing failed', err)));
+        return together('biller', [
+          periodic('biller', 10_000, () => (ctx.billing ? ctx.billing.runDue(500) : Promise.resolve(0)).catch((err: unknown) => ctx.log.warn('subscription billing failed', err))),
+          // Test clocks advance in bounded steps, every second: an advance is ready within seconds, and no step runs long.
+          periodic('biller', 1000, () => (ctx.testClocks ? ctx.testClocks.step() : Promise.resolve(0)).catch((err: unknown) => ctx.log.warn('test clock advance failed', err))),
+        ]);
       case 'janitor':
         return periodic('janitor', 10 * 60_000, () =>
           Promise.all([
             purgeExpiredIdempotencyKeys(ctx.knex).catch((err: unknown) => ctx.log.warn('idempotency key purge failed', err)),
             purgeIdleRateLimitBuckets(ctx.knex).catch((err: unknown) => ctx.log.warn('rate-limit bucket purge failed', err)),
+            purgeEndedAuthFailureWindows(ctx.knex).catch((err: unknown) => ctx.log.warn('failed-authentication count purge failed', err)),
             // Expired card tokens hold a sealed CVC until deleted: gone within ten minutes of expiring.
             new PostgresCardVault(ctx.knex).deleteExpiredTokens(new Date(), 100_000).catch((err: unknown) => ctx.log.warn('card token purge failed', err)),
           ]),

@@ -21,7 +21,7 @@ export const TEST_API_URL = 'http://api.test';
 export const TEST_CHECKOUT_URL = 'http://pay.test';
 
 /** Starts core and gateway over a fresh database (no NATS, no listening socket); options reach the core. */
-export async function startTestService(options: Pick<CoreOptions, 'velocity' | 'rateLimit' | 'linkStarts' | 'webhookAllowPrivateNetworks' | 'clock' | 'payoutCutoffMinutesUtc'> = {}): Promise<TestService> {
+export async function startTestService(options: Pick<CoreOptions, 'velocity' | 'rateLimit' | 'linkStarts' | 'authFailures' | 'webhookAllowPrivateNetworks' | 'clock' | 'payoutCutoffMinutesUtc'> = {}): Promise<TestService> {
   const db = await createTestDatabase();
   const internalErrors: unknown[] = [];
   const core = createCore({

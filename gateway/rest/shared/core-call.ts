@@ -1,7 +1,8 @@
-import type { CallOptions } from '@connectrpc/connect';
+import { createContextValues, type CallOptions } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RATE_LIMIT_HEADERS } from '../../../src/application/merchant/authenticate.ts';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../src/application/order/order-service.ts';
+import { CLIENT_ADDRESS } from '../../../src/application/shared/request-context.ts';
 
 /** Headers the REST API forwards to the core unchanged. */
 const FORWARDED_HEADERS = ['authorization', 'idempotency-key'] as const;
@@ -18,8 +19,10 @@ declare module 'fastify' {
 
 /**
  * Options for a core call made on behalf of a REST request: its Authorization
- * and Idempotency-Key go in, and the core's rate-limit and replay headers come
- * back onto the REST answer.
+ * and Idempotency-Key go in with its client address (`req.ip`, which honours
+ * TRUST_PROXY: what the failed-authentication limit counts by, as on the
+ * Connect mount), and the core's rate-limit and replay headers come back onto
+ * the REST answer.
  */
 export function coreCall(req: FastifyRequest): CallOptions {
   const headers: Record<string, string> = { 'request-id': req.id };
@@ -29,6 +32,7 @@ export function coreCall(req: FastifyRequest): CallOptions {
   }
   return {
     headers,
+    contextValues: createContextValues().set(CLIENT_ADDRESS, req.ip),
     onHeader: (received) => {
       for (const name of RETURNED_HEADERS) {
         const value = received.get(name);

@@ -79,6 +79,6 @@ export function registerSubscriptionRoutes(app: FastifyInstance, subscriptions: 
   app.get<{ Params: IdParams }>('/v1/test_helpers/test_clocks/:id', { schema: retrieveTestClockSchema }, async (req) => testClockJson((await clocks.getTestClock({ id: req.params.id }, coreCall(req))).testClock!));
   app.post<{ Params: IdParams; Body: AdvanceBody }>('/v1/test_helpers/test_clocks/:id/advance', { schema: advanceTestClockSchema }, async (req) => {
     const res = await clocks.advanceTestClock({ id: req.params.id, to: timestampFromDate(new Date(req.body.to)) }, coreCall(req));
-    return { test_clock: testClockJson(res.testClock!), charges: res.charges };
+    return testClockJson(res.testClock!);
   });
 }

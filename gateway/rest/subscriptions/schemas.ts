@@ -92,7 +92,8 @@ export const TestClockSchema = Type.Object(
     object: Type.Literal('test_clock'),
     name: Type.String(),
     frozen_time: IsoTime(),
-    status: Type.String({ enum: ['ready', 'advancing'] }),
+    status: Type.String({ enum: ['ready', 'advancing'], description: 'advancing from an advance request until everything due up to target_frozen_time has run; then ready.' }),
+    target_frozen_time: OrNull(IsoTime({ description: 'Where the running advance goes; null when ready.' })),
     created: IsoTime(),
   },
   { $id: 'TestClock' },
@@ -111,7 +112,7 @@ const action = (operationId: string, summary: string, body: typeof CancelBody | 
     ...COMMON_ERRORS,
     ...NOT_FOUND,
     ...BODY_ERRORS,
-    409: ErrorAnswer('Its state does not allow it (subscription_state_invalid), or it changed concurrently.'),
+    409: ErrorAnswer('Its state does not allow it (subscription_state_invalid), it changed concurrently, or (resume) its test clock is advancing (test_clock_advancing).'),
     422: ErrorAnswer('The same Idempotency-Key came with another request (idempotency_key_reused).'),
   },
 });
@@ -128,6 +129,7 @@ export const createSubscriptionSchema = {
     ...COMMON_ERRORS,
     ...STATE_CHANGE_ERRORS,
     ...BODY_ERRORS,
+    409: ErrorAnswer('It changed concurrently (concurrent_change), or the customer’s test clock is advancing (test_clock_advancing).'),
   },
 };
 export const updateSubscriptionSchema = action('updateSubscription', 'Change the saved card charged from now on', UpdateSubscriptionBody);
@@ -156,7 +158,10 @@ export const CreateTestClockBody = Body(
   { optional: true },
 );
 export type CreateTestClockBody = Static<typeof CreateTestClockBody>;
-export const AdvanceBody = Body({ to: Timestamp({ description: 'Later than the clock’s time, at most five years on.' }) }, 'The request body must be a JSON object, e.g. {"to": "2030-02-28T09:00:00Z"}.');
+export const AdvanceBody = Body(
+  { to: Timestamp({ description: 'Later than the clock’s time; at most two periods of the shortest subscription billing on it (two years when none bills).' }) },
+  'The request body must be a JSON object, e.g. {"to": "2030-02-28T09:00:00Z"}.',
+);
 export type AdvanceBody = Static<typeof AdvanceBody>;
 
 const clockAnswer = { 200: { ...Type.Ref('TestClock'), description: 'The test clock.' } };
@@ -172,18 +177,19 @@ export const createTestClockSchema = {
 export const retrieveTestClockSchema = { operationId: 'retrieveTestClock', summary: 'Test mode only: retrieve a test clock', tags: ['test_helpers'], params: IdParams, querystring: NoQuery, response: { ...clockAnswer, ...COMMON_ERRORS, ...NOT_FOUND } };
 export const advanceTestClockSchema = {
   operationId: 'advanceTestClock',
-  summary: 'Test mode only: move the clock forward; answers once every charge due on the way has run, in order',
+  summary: 'Test mode only: start moving the clock forward; it is ready (test_clock.ready) once every charge due on the way has run, in order',
   tags: ['test_helpers'],
   params: IdParams,
   headers: IdempotencyHeaders,
   querystring: NoQuery,
   body: AdvanceBody,
   response: {
-    200: Type.Object({ test_clock: Type.Ref('TestClock'), charges: Type.Integer({ description: 'Charges made on the way.' }) }, { description: 'The clock, caught up.' }),
+    200: { ...Type.Ref('TestClock'), description: 'The clock, advancing: poll it (or wait for test_clock.ready) until its status is ready.' },
     ...COMMON_ERRORS,
     ...NOT_FOUND,
     ...BODY_ERRORS,
     409: ErrorAnswer('An advance of this clock is running (test_clock_advancing).'),
+    429: ErrorAnswer('Too many requests for this API key (rate_limit_exceeded), or five of your test clocks are advancing already (too_many_advancing_test_clocks).'),
   },
 };
 

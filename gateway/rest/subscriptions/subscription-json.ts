@@ -34,5 +34,13 @@ export function subscriptionJson(s: Subscription) {
 
 /** A test clock as the REST API shows it. */
 export function testClockJson(clock: TestClock) {
-  return { id: clock.id, object: 'test_clock' as const, name: clock.name, frozen_time: isoOrNull(clock.frozenTime), status: clock.status, created: isoOrNull(clock.created) };
+  return {
+    id: clock.id,
+    object: 'test_clock' as const,
+    name: clock.name,
+    frozen_time: isoOrNull(clock.frozenTime),
+    status: clock.status,
+    target_frozen_time: isoOrNull(clock.targetFrozenTime),
+    created: isoOrNull(clock.created),
+  };
 }

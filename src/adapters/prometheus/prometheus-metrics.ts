@@ -128,7 +128,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     failed: [deliveryLag.labels('failed', 'first'), deliveryLag.labels('failed', 'retry')],
   };
   const attemptSeries = { succeeded: deliveries.labels('succeeded'), failed: deliveries.labels('failed') };
-  const refusalSeries = { api_key: refusals.labels('api_key'), card_velocity: refusals.labels('card_velocity'), payment_link_start: refusals.labels('payment_link_start') };
+  const refusalSeries = {
+    api_key: refusals.labels('api_key'),
+    card_velocity: refusals.labels('card_velocity'),
+    payment_link_start: refusals.labels('payment_link_start'),
+    auth_failures: refusals.labels('auth_failures'),
+  };
 
   return {
     contentType: registry.contentType,

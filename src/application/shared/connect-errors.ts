@@ -105,6 +105,8 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'subscription.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'test_clock.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
   'test_clock.busy': { code: Code.Aborted, type: 'invalid_request_error', publicCode: 'test_clock_advancing' },
+  // 429: the merchant's bound on clocks advancing at once; one of them being ready makes room.
+  'test_clock.too_many_advancing': { code: Code.ResourceExhausted, type: 'invalid_request_error', publicCode: 'too_many_advancing_test_clocks' },
   'payout.status_invalid': invalidRequest('parameter_invalid'),
   'test_helpers.outcome_invalid': invalidRequest('parameter_invalid'),
   'dispute.not_found': { code: Code.NotFound, type: 'invalid_request_error', publicCode: 'resource_missing' },
@@ -126,6 +128,8 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'idempotency.key_invalid': invalidRequest('idempotency_key_invalid'),
   'idempotency.key_reused': { code: Code.FailedPrecondition, type: 'idempotency_error', publicCode: 'idempotency_key_reused' },
   'rate_limit.exceeded': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'rate_limit_exceeded' },
+  // Its own code: an SDK retries rate_limit_exceeded by itself, but a bad key sent again fails again.
+  'auth.too_many_failures': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'too_many_authentication_failures' },
   'conflict.concurrent_change': { code: Code.Aborted, type: 'api_error', publicCode: 'concurrent_change' },
 };
 

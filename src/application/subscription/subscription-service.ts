@@ -2,6 +2,7 @@ import { create, type DescMessage, type MessageInitShape, type MessageShape } fr
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
+  AdvanceTestClockRequestSchema,
   AdvanceTestClockResponseSchema,
   CancelSubscriptionRequestSchema,
   CancelSubscriptionResponseSchema,
@@ -44,7 +45,7 @@ import {
   type Subscription,
   type SubscriptionTransition,
 } from '../../domain/subscription/subscription.entity.ts';
-import { checkAdvance, newTestClock, STALE_ADVANCE_MS, TEST_CLOCK_ID_PREFIX, type TestClock } from '../../domain/subscription/test-clock.ts';
+import { checkAdvance, MAX_ADVANCING_CLOCKS_PER_MERCHANT, newTestClock, startAdvance, TEST_CLOCK_ID_PREFIX, type TestClock } from '../../domain/subscription/test-clock.ts';
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
 import type { TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
@@ -90,13 +91,17 @@ export function subscriptionToProto(s: Subscription, cycles: readonly Subscripti
 
 /** A test clock as the contracts carry it. */
 export function testClockToProto(clock: TestClock): ProtoTestClock {
-  return create(TestClockSchema, { id: clock.id, name: clock.name, frozenTime: timestampFromDate(clock.frozenTime), status: clock.status, created: timestampFromDate(clock.createdAt) });
+  return create(TestClockSchema, {
+    id: clock.id,
+    name: clock.name,
+    frozenTime: timestampFromDate(clock.frozenTime),
+    status: clock.status,
+    targetFrozenTime: clock.targetFrozenTime ? timestampFromDate(clock.targetFrozenTime) : undefined,
+    created: timestampFromDate(clock.createdAt),
+  });
 }
 
 const AFTER_FAILED: readonly AfterFailedRetries[] = ['unpaid', 'cancel'];
-
-/** Most charges one advance of a test clock makes before it answers (the rest on the next advance). */
-export const MAX_CHARGES_PER_ADVANCE = 5000;
 
 interface Deps {
   readonly authenticate: Authenticate;
@@ -114,6 +119,20 @@ async function clockOf(uow: UnitOfWork, merchantId: string, testClockId: string 
   const clock = await uow.run((tx) => tx.testClocks.findById(merchantId, testClockId));
   const at = clock?.frozenTime ?? real.now();
   return { now: () => new Date(at.getTime()) };
+}
+
+/**
+ * A subscription's test clock, locked until the transaction ends, when it is ready. While it advances,
+ * no subscription on it starts or resumes billing: the advance's bound was set from the periods that
+ * billed when it was asked for, and a shorter one joining would run more cycles than that bound allows.
+ * @throws ApplicationError test_clock.busy while the clock advances
+ */
+async function clockAtRest(tx: TransactionScope, testClockId: string): Promise<TestClock | undefined> {
+  const clock = await tx.testClocks.lock(testClockId);
+  if (clock?.status === 'advancing') {
+    throw new ApplicationError('test_clock.busy', `Test clock ${clock.id} is advancing; start or resume subscriptions on it once its status is ready.`);
+  }
+  return clock;
 }
 
 /** Implements checkout.v1.SubscriptionService. */
@@ -176,8 +195,8 @@ export function createSubscriptionService(deps: Deps): ServiceImpl<typeof Subscr
         if (!customer) throw new ApplicationError('order.customer_unknown', `No such customer: "${req.customer.slice(0, 60)}".`, 'customer');
         const card = req.card.startsWith('card_') ? await tx.vault.findCard(caller, customer.id, req.card) : undefined;
         if (!card) throw new ApplicationError('order.card_unknown', `No such card for customer ${customer.id}: "${req.card.slice(0, 60)}".`, 'card');
-        // A customer on a test clock bills on the clock's time.
-        const clock = customer.testClockId ? await tx.testClocks.findById(caller.merchantId, customer.testClockId) : undefined;
+        // A customer on a test clock bills on the clock's time; not while it advances (see clockAtRest).
+        const clock = customer.testClockId ? await clockAtRest(tx, customer.testClockId) : undefined;
         const now = clock?.frozenTime ?? deps.clock.now();
         const order = validateCreateOrder(
           { amount: req.amount, currency: req.currency, reference: req.reference, lineItems: req.lineItems.map((item) => ({ name: item.name, amount: item.amount })), returnUrl: undefined, expiresAt: undefined },
@@ -255,8 +274,9 @@ export function createSubscriptionService(deps: Deps): ServiceImpl<typeof Subscr
 
     resumeSubscription: async (req, ctx) => {
       const caller = await secret(ctx);
-      await change(ctx, caller, { operation: 'subscriptions.resume', input: ResumeSubscriptionRequestSchema, request: req, output: ResumeSubscriptionResponseSchema }, req.id, async (_tx, s, now) => {
+      await change(ctx, caller, { operation: 'subscriptions.resume', input: ResumeSubscriptionRequestSchema, request: req, output: ResumeSubscriptionResponseSchema }, req.id, async (tx, s, now) => {
         assertAllowed(s, 'resume');
+        if (s.testClockId) await clockAtRest(tx, s.testClockId);
         return resume(s, eventIds(now));
       });
       const s = await deps.subscriptions.findById(caller, req.id);
@@ -296,54 +316,29 @@ export function createTestClockService(deps: Deps): ServiceImpl<typeof TestClock
       const clock = await found(caller.merchantId, req.id);
       if (!req.to) throw invalid('request.parameter_missing', 'to', 'to is required: the time to advance the clock to.');
       const to = timestampDate(req.to);
-      // One advance at a time: the clock is marked advancing under its lock.
-      await deps.uow.run(async (tx) => {
+      // Only recorded here (once per Idempotency-Key): the biller runs what is due on the way, in bounded steps (advance-test-clocks.ts).
+      const call = { operation: 'test_clocks.advance', input: AdvanceTestClockRequestSchema, request: req, output: AdvanceTestClockResponseSchema };
+      return deps.idempotent(ctx, caller, call, async (tx) => {
+        const advancing = await tx.testClocks.advancingOf(caller.merchantId);
+        // One advance of a clock at a time: the clock is marked advancing under its lock.
         const current = await tx.testClocks.lock(clock.id);
         if (!current) throw new ApplicationError('test_clock.not_found', `No such test clock: "${req.id}".`, 'id');
-        const realNow = deps.clock.now();
-        const running = current.status === 'advancing' && (current.advancingSince?.getTime() ?? 0) > realNow.getTime() - STALE_ADVANCE_MS;
-        if (running) throw new ApplicationError('test_clock.busy', `Test clock ${current.id} is advancing already; wait for that advance to answer.`, 'id');
-        checkAdvance(current, to);
-        await tx.testClocks.save({ ...current, status: 'advancing', advancingSince: realNow });
-      });
-      let charges = 0;
-      let caughtUp = false;
-      try {
-        // Every charge due on the way, at its own time, in order: the clock steps to each.
-        let stuck = 0;
-        while (charges < MAX_CHARGES_PER_ADVANCE) {
-          const next = await deps.subscriptions.nextDueOnClock(clock.id);
-          if (!next || next.getTime() > to.getTime()) {
-            caughtUp = true;
-            break;
-          }
-          const at = next;
-          await deps.uow.run(async (tx) => {
-            const current = await tx.testClocks.lock(clock.id);
-            if (current && current.frozenTime.getTime() < at.getTime()) await tx.testClocks.save({ ...current, frozenTime: at });
-          });
-          const fixed: Clock = { now: () => new Date(at.getTime()) };
-          let progressed = false;
-          for (const id of await deps.subscriptions.due(at, clock.id, 100)) {
-            const result = await deps.billing.chargeDue(id, fixed);
-            if (result === 'charged' || result === 'failed' || result === 'canceled') {
-              progressed = true;
-              if (result !== 'canceled') charges++;
-            }
-          }
-          // A charge another process is making: give it a moment, then answer rather than spin.
-          stuck = progressed ? 0 : stuck + 1;
-          if (stuck > 20) break;
-          if (!progressed) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (current.status === 'advancing') {
+          throw new ApplicationError('test_clock.busy', `Test clock ${current.id} is advancing already (to ${current.targetFrozenTime?.toISOString()}); advance it again once its status is ready.`, 'id');
         }
-      } finally {
-        await deps.uow.run(async (tx) => {
-          const current = await tx.testClocks.lock(clock.id);
-          // Caught up: the clock stands at `to`; stopped short (the charge limit, a charge still in flight): where it got.
-          if (current) await tx.testClocks.save({ ...current, frozenTime: caughtUp ? to : current.frozenTime, status: 'ready' });
-        });
-      }
-      return create(AdvanceTestClockResponseSchema, { testClock: testClockToProto(await found(caller.merchantId, clock.id)), charges });
+        // Read under the clock's lock: a subscription starting on it meanwhile waits for it (clockAtRest).
+        checkAdvance(current, to, await tx.testClocks.billingIntervals(current.id));
+        if (advancing.length >= MAX_ADVANCING_CLOCKS_PER_MERCHANT) {
+          throw new ApplicationError(
+            'test_clock.too_many_advancing',
+            `${advancing.length} of your test clocks are advancing already (${advancing.join(', ')}); at most ${MAX_ADVANCING_CLOCKS_PER_MERCHANT} advance at once. Advance this one once one of them is ready.`,
+            'id',
+          );
+        }
+        const next = startAdvance(current, to, deps.clock.now());
+        await tx.testClocks.save(next);
+        return create(AdvanceTestClockResponseSchema, { testClock: testClockToProto(next) });
+      });
     },
   };
 }

@@ -31,13 +31,14 @@ export const EVENT_TYPES = [
   'subscription.canceled',
   'payment_link.completed',
   'payment_link.deactivated',
+  'test_clock.ready',
 ] as const;
 
 /** An event's type. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What an event can be about. */
-export const SUBJECT_TYPES = ['order', 'payment', 'refund', 'dispute', 'payout', 'customer', 'subscription', 'payment_link'] as const;
+export const SUBJECT_TYPES = ['order', 'payment', 'refund', 'dispute', 'payout', 'customer', 'subscription', 'payment_link', 'test_clock'] as const;
 
 /** The kind of thing an event is about. */
 export type SubjectType = (typeof SUBJECT_TYPES)[number];

@@ -1,6 +1,6 @@
 import type { Scope } from '../../domain/merchant/caller.ts';
 import type { Subscription } from '../../domain/subscription/subscription.entity.ts';
-import type { TestClock } from '../../domain/subscription/test-clock.ts';
+import type { BillingInterval, TestClock } from '../../domain/subscription/test-clock.ts';
 
 /** A cycle's order and how many charges of it were started and taken in by the subscription. */
 export interface SubscriptionCycle {
@@ -31,6 +31,12 @@ export interface SubscriptionReader {
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<string[]>;
   /** When the next charge of a test clock's subscriptions is due (the earliest), or null. */
   nextDueOnClock(testClockId: string): Promise<Date | null>;
+  /**
+   * Leases up to `limit` advancing test clocks no biller holds (never leased, or whose lease ended
+   * by `now`) to one biller until `leaseUntil`, the least recently worked on first: several billers
+   * at once take different clocks; a biller that stops leaves its lease to run out.
+   */
+  claimAdvancingClocks(now: Date, leaseUntil: Date, limit: number): Promise<TestClock[]>;
   /** The cycles charged or being charged, first first. */
   cyclesOf(subscriptionId: string): Promise<SubscriptionCycle[]>;
 }
@@ -61,6 +67,14 @@ export interface TestClockRepository {
   findById(merchantId: string, id: string): Promise<TestClock | undefined>;
   /** The clock, its row locked until the transaction ends (one advance at a time). */
   lock(id: string): Promise<TestClock | undefined>;
-  /** Moves the clock's time (and status). */
+  /**
+   * The ids of the merchant's clocks advancing now. Holds a lock until the transaction ends that
+   * every other caller of it for the same merchant waits for, so that a count it answers stays true
+   * until then (two advance requests at once cannot both pass the merchant's bound).
+   */
+  advancingOf(merchantId: string): Promise<string[]>;
+  /** The periods of the subscriptions that bill on the clock (trialing, active, past_due), each once. */
+  billingIntervals(id: string): Promise<BillingInterval[]>;
+  /** Stores the clock's time, status, target, lease and version. */
   save(clock: TestClock): Promise<void>;
 }

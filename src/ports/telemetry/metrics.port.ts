@@ -17,7 +17,7 @@ export interface PaymentAttemptOutcome {
 }
 
 /** Which limit refused a request. */
-export type RateLimitScope = 'api_key' | 'card_velocity' | 'payment_link_start';
+export type RateLimitScope = 'api_key' | 'card_velocity' | 'payment_link_start' | 'auth_failures';
 
 /** One webhook delivery attempt, answered or not. */
 export interface WebhookAttemptReport {
@@ -40,7 +40,7 @@ export interface WebhookAttemptReport {
 export interface Metrics {
   /** An attempt's final answer (a soft decline retried on the other route counts as its own declined attempt). */
   paymentAttempt(outcome: PaymentAttemptOutcome): void;
-  /** A request refused by a rate limit (the API key's bucket, the checkout's card-testing limits, or the payment links' start limits). */
+  /** A request refused by a rate limit (the API key's bucket, the client address's failed authentications, the checkout's card-testing limits, or the payment links' start limits). */
   rateLimitRefused(scope: RateLimitScope): void;
   /** One event published by the outbox relay, delayMs after it was committed. */
   outboxPublished(delayMs: number): void;

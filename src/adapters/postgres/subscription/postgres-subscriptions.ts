@@ -3,7 +3,7 @@ import type { Scope } from '../../../domain/merchant/caller.ts';
 import type { LineItem } from '../../../domain/order/order.entity.ts';
 import type { Interval } from '../../../domain/subscription/schedule.ts';
 import type { AfterFailedRetries, CancellationReason, Subscription, SubscriptionStatus } from '../../../domain/subscription/subscription.entity.ts';
-import type { TestClock, TestClockStatus } from '../../../domain/subscription/test-clock.ts';
+import type { BillingInterval, TestClock, TestClockStatus } from '../../../domain/subscription/test-clock.ts';
 import type { SubscriptionCycle, SubscriptionReader, SubscriptionRepository, TestClockRepository } from '../../../ports/subscription/subscription-repository.port.ts';
 import { UnknownCursorError } from '../../../ports/shared/errors.ts';
 import { translateErrors } from '../database.ts';
@@ -172,6 +172,22 @@ export class PostgresSubscriptionReader implements SubscriptionReader {
     });
   }
 
+  claimAdvancingClocks(now: Date, leaseUntil: Date, limit: number): Promise<TestClock[]> {
+    return translateErrors(async () => {
+      const claimed = await this.#knex.raw<{ rows: ClockRow[] }>(
+        `UPDATE test_clocks SET lease_until = :leaseUntil
+         WHERE id IN (
+           SELECT id FROM test_clocks
+           WHERE status = 'advancing' AND deleted_at IS NULL AND (lease_until IS NULL OR lease_until <= :now)
+           ORDER BY lease_until NULLS FIRST LIMIT :limit
+           FOR UPDATE SKIP LOCKED)
+         RETURNING *`,
+        { now, leaseUntil, limit },
+      );
+      return claimed.rows.map(clockFromRow).sort((a, b) => (a.advancingSince?.getTime() ?? 0) - (b.advancingSince?.getTime() ?? 0));
+    });
+  }
+
   cyclesOf(subscriptionId: string): Promise<SubscriptionCycle[]> {
     return translateErrors(async () => (await this.#knex<CycleRow>('subscription_cycles').where({ subscription_id: subscriptionId }).orderBy('cycle')).map(cycleFromRow));
   }
@@ -264,7 +280,10 @@ interface ClockRow {
   name: string;
   frozen_time: Date;
   status: string;
+  target_frozen_time: Date | null;
   advancing_since: Date | null;
+  lease_until: Date | null;
+  version: number;
   created_at: Date;
 }
 
@@ -274,7 +293,10 @@ const clockFromRow = (row: ClockRow): TestClock => ({
   name: row.name,
   frozenTime: new Date(row.frozen_time),
   status: row.status as TestClockStatus,
-  advancingSince: row.advancing_since ? new Date(row.advancing_since) : null,
+  targetFrozenTime: date(row.target_frozen_time),
+  advancingSince: date(row.advancing_since),
+  leaseUntil: date(row.lease_until),
+  version: row.version,
   createdAt: new Date(row.created_at),
 });
 
@@ -288,7 +310,7 @@ export class PostgresTestClockRepository implements TestClockRepository {
 
   insert(clock: TestClock): Promise<void> {
     return translateErrors(async () => {
-      await this.#db('test_clocks').insert({ id: clock.id, merchant_id: clock.merchantId, name: clock.name, frozen_time: clock.frozenTime, status: clock.status, created_at: clock.createdAt });
+      await this.#db('test_clocks').insert({ id: clock.id, merchant_id: clock.merchantId, name: clock.name, frozen_time: clock.frozenTime, status: clock.status, version: clock.version, created_at: clock.createdAt });
     });
   }
 
@@ -306,9 +328,33 @@ export class PostgresTestClockRepository implements TestClockRepository {
     });
   }
 
+  advancingOf(merchantId: string): Promise<string[]> {
+    return translateErrors(async () => {
+      // A transaction-scoped advisory lock per merchant: released by the commit that makes this advance visible to the next count.
+      await this.#db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`test_clocks:advancing:${merchantId}`]);
+      return this.#db('test_clocks').where({ merchant_id: merchantId, status: 'advancing' }).whereNull('deleted_at').orderBy('advancing_since').pluck('id');
+    });
+  }
+
+  billingIntervals(id: string): Promise<BillingInterval[]> {
+    return translateErrors(async () => {
+      const rows = await this.#db('subscriptions').where('test_clock_id', id).whereIn('status', DUE_STATUSES).distinct<{ interval: string; interval_count: number }[]>('interval', 'interval_count');
+      return rows.map((row) => ({ interval: row.interval as Interval, count: row.interval_count }));
+    });
+  }
+
   save(clock: TestClock): Promise<void> {
     return translateErrors(async () => {
-      await this.#db('test_clocks').where({ id: clock.id }).update({ frozen_time: clock.frozenTime, status: clock.status, advancing_since: clock.status === 'advancing' ? (clock.advancingSince ?? null) : null });
+      await this.#db('test_clocks')
+        .where({ id: clock.id })
+        .update({
+          frozen_time: clock.frozenTime,
+          status: clock.status,
+          target_frozen_time: clock.targetFrozenTime,
+          advancing_since: clock.advancingSince,
+          lease_until: clock.leaseUntil,
+          version: clock.version,
+        });
     });
   }
 }
