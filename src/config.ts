@@ -80,6 +80,11 @@ export interface Config {
   readonly grpcReflection: boolean;
   /** Prometheus metrics (docs/operations.md). */
   readonly metrics: MetricsConfig;
+  /**
+   * SHUTDOWN_GRACE_MS: how long a process takes at most to stop on SIGINT or SIGTERM (docs/operations.md#stopping).
+   * Work in hand has all of it but the last second (a quarter of a shorter grace), which is kept to abort what is left.
+   */
+  readonly shutdownGraceMs: number;
 }
 
 /** Where and to whom the Prometheus metrics are served. */
@@ -175,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vaultDevKeyFile: env.VAULT_DEV_KEY_FILE?.trim() || '.checkout/vault-dev.key',
     rateLimit: { perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000), burst: integer(env, 'RATE_LIMIT_BURST', 200, 1, 10_000_000) },
     metrics: metricsConfig(env),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 600_000),
     grpcReflection: name(env, 'GRPC_REFLECTION', env.NODE_ENV?.trim() === 'production' ? 'off' : 'on', /^(on|off)$/, new Set(['on', 'off'])) === 'on',
   };
   const webhooks = config.webhookConcurrency;
