@@ -5,7 +5,10 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { DomainError } from '../src/domain/shared/domain-error.ts';
-import { startService, startWorkerProcess, type RunningService } from '../src/composition/service.ts';
+import { startService, startWorkerProcess, type RunningService, type StopOptions } from '../src/composition/service.ts';
+import { StartCancelledError } from '../src/composition/events.ts';
+import type { StopOutcome } from '../src/composition/shutdown.ts';
+import { whenNpxExits } from '../sdk/cli/npx-parent.ts';
 import { migrateDatabase, openDatabase, redactUrl, StartupError } from '../src/composition/startup.ts';
 import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { parseWorkerNames, WORKER_NAMES, WORKER_ROLES, type WorkerName } from '../src/composition/worker-names.ts';
@@ -46,16 +49,69 @@ async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>
   }
 }
 
+/** A started long-running command (serve, worker, dispatch). */
+interface Stoppable {
+  close(options: StopOptions): Promise<StopOutcome>;
+}
+
+/** A signal repeated within this is the same request to stop: npm passes on the Ctrl-C that the terminal also sent to its child. */
+const REPEAT_MS = 1000;
+/** How long after the grace the last-resort exit comes, should a started process's stop not keep to the grace itself. */
+const BACKSTOP_MS = 1000;
+
+/**
+ * Runs a long-running command until SIGINT or SIGTERM (or, started by npx,
+ * until npx exits). The first stops it within SHUTDOWN_GRACE_MS: exit 0 when
+ * everything finished in time, 1 when the grace ran out (docs/operations.md#stopping).
+ * A second signal, a second or more after the first, exits at once with 1.
+ * Resolves with an exit code when the start was stopped, else -1 (the process runs on).
+ */
+async function runUntilStopped(graceMs: number, start: (stopSignal: AbortSignal) => Promise<Stoppable>, started?: (running: Stoppable) => void): Promise<number> {
+  const stopping = new AbortController();
+  let firstSignalAt: number | undefined;
+  let running: Stoppable | undefined;
+  const stop = async (reason: string) => {
+    if (firstSignalAt !== undefined) {
+      if (performance.now() - firstSignalAt < REPEAT_MS) return;
+      process.stderr.write(`checkout: ${reason} while stopping: exiting at once, abandoning what was in hand\n`);
+      process.exit(1);
+    }
+    firstSignalAt = performance.now();
+    stopping.abort();
+    // Whatever the process is doing, it ends with the grace. Once started, its stop keeps to the grace by itself
+    // and logs the outcome; this is a last resort then. While starting, this is what ends a start that hangs.
+    setTimeout(() => {
+      process.stderr.write(`checkout: not stopped within SHUTDOWN_GRACE_MS (${graceMs} ms): exiting, abandoning what was in hand\n`);
+      process.exit(1);
+    }, running ? graceMs + BACKSTOP_MS : graceMs);
+    // Still starting: the start ends (a worker waiting for NATS) or completes, and is stopped then (below).
+    if (running) await closeAndExit(running, reason, graceMs);
+  };
+  const closeAndExit = async (what: Stoppable, reason: string, withinMs: number) => {
+    const outcome = await what.close({ graceMs: withinMs, reason });
+    process.exit(outcome === 'clean' ? 0 : 1);
+  };
+  // Listening before start-up, not after: as PID 1 in a container an unhandled SIGTERM is ignored, so one sent
+  // while the process migrates or waits for NATS would be lost.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  whenNpxExits(() => void stop('npx exited'));
+  try {
+    running = await start(stopping.signal);
+  } catch (err) {
+    if (err instanceof StartCancelledError) return 0;
+    throw err;
+  }
+  started?.(running);
+  // Stopped while starting: what is left of the grace, ending a moment before the backstop so that the stop's own outcome decides.
+  if (firstSignalAt !== undefined) await closeAndExit(running, 'stopped while starting', Math.max(1, Math.floor(graceMs - (performance.now() - firstSignalAt) - Math.min(BACKSTOP_MS, graceMs / 10))));
+  return -1;
+}
+
 /** Runs workers in this process until SIGINT or SIGTERM. */
 async function runWorkers(names: readonly WorkerName[]): Promise<number> {
-  const workers = await startWorkerProcess(loadConfig(), names);
-  const stop = async () => {
-    await workers.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return -1;
+  const config = loadConfig();
+  return runUntilStopped(config.shutdownGraceMs, (stopSignal) => startWorkerProcess(config, names, { stopSignal }));
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -64,29 +120,20 @@ async function main(argv: string[]): Promise<number> {
   const config = () => loadConfig();
   switch (command) {
     case 'serve': {
-      // Listening for the signals before start-up, not after: as PID 1 in a container an unhandled SIGTERM is
-      // ignored, so one sent while the service migrates or connects would be lost. It takes effect once started.
-      const started: { service?: RunningService } = {};
-      let stopping = false;
-      const stop = async () => {
-        stopping = true;
-        if (!started.service) return;
-        await started.service.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      const service = await startService(config());
-      started.service = service;
-      if (service.firstSandbox) {
-        process.stdout.write(
-          `First start: created a sandbox merchant with test keys only. Keep them; they are not shown again.\n` +
-            `For live keys run: npx checkout keys create --merchant ${service.firstSandbox.merchant_id} --mode live\n` +
-            `${JSON.stringify(service.firstSandbox, null, 2)}\n`,
-        );
-      }
-      if (stopping) await stop();
-      return -1;
+      const settings = config();
+      return runUntilStopped(
+        settings.shutdownGraceMs,
+        () => startService(settings),
+        (running) => {
+          const service = running as RunningService;
+          if (!service.firstSandbox) return;
+          process.stdout.write(
+            `First start: created a sandbox merchant with test keys only. Keep them; they are not shown again.\n` +
+              `For live keys run: npx checkout keys create --merchant ${service.firstSandbox.merchant_id} --mode live\n` +
+              `${JSON.stringify(service.firstSandbox, null, 2)}\n`,
+          );
+        },
+      );
     }
     case 'dispatch':
       return runWorkers(['dispatcher']);

@@ -5,14 +5,18 @@ import type { FastifyInstance } from 'fastify';
 import type { CheckReadiness } from '../src/application/health/check-readiness.ts';
 import type { Config } from '../src/config.ts';
 import { buildGateway, type GatewayOptions } from './app.ts';
-import { listenH1AndH2c } from './listen.ts';
+import { listenH1AndH2c, SHUTDOWN_GRACE_MS } from './listen.ts';
 
 /** The gateway listening on its port. */
 export interface HttpServer {
   readonly app: FastifyInstance;
   readonly port: number;
-  /** Stops accepting, winds the open connections down and closes the app. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, ends server streams, lets calls in flight finish (closing each connection once it is idle),
+   * and closes the app; once `abandon` fires (SHUTDOWN_GRACE_MS after close() without one), every connection still
+   * open is cut.
+   */
+  close(abandon?: AbortSignal): Promise<void>;
 }
 
 /** A port that cannot be listened on, with a message for the operator. */
@@ -59,6 +63,8 @@ export async function serveHttp(
 ): Promise<HttpServer> {
   // Aborted first on close: server streams (checkout listen) end, so their connections do not hold the shutdown.
   const shutdown = new AbortController();
+  // Aborted when the process's shutdown grace is spent: every connection still open is cut.
+  const cut = new AbortController();
   const app = await buildGateway({
     routes,
     publicUrl: config.publicUrl,
@@ -78,6 +84,7 @@ export async function serveHttp(
       limits: config.connectionLimits,
       trustProxy: config.trustProxy,
       shutdownSignal: shutdown.signal,
+      cutSignal: cut.signal,
       metrics: observability.metrics?.http,
     });
   } catch (err) {
@@ -95,8 +102,12 @@ export async function serveHttp(
   return {
     app,
     port: (server.address() as AddressInfo).port,
-    async close() {
+    async close(abandon) {
       shutdown.abort();
+      const onAbandon = () => cut.abort();
+      if (!abandon) setTimeout(onAbandon, SHUTDOWN_GRACE_MS).unref();
+      else if (abandon.aborted) onAbandon();
+      else abandon.addEventListener('abort', onAbandon, { once: true });
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();
     },

@@ -18,11 +18,13 @@ export interface ListenOptions {
   readonly trustProxy?: TrustProxy;
   /** The signal the Connect handlers end their server streams on; close() expects it aborted first. */
   readonly shutdownSignal?: AbortSignal;
+  /** Once close() has begun, this signal cuts every connection still open (the process's shutdown grace is spent); SHUTDOWN_GRACE_MS after close() when absent. */
+  readonly cutSignal?: AbortSignal;
   /** Counts h2c calls by procedure and code. */
   readonly metrics?: HttpMetrics;
 }
 
-/** How long close() lets open calls finish before it cuts the connections still open. */
+/** How long close() lets open calls finish before it cuts the connections still open, when no cutSignal says when. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 // Every HTTP/2 cleartext connection opens with this preface ("PRI * HTTP/2.0…").
@@ -47,7 +49,8 @@ const H2_MAX_CONCURRENT_STREAMS = 100;
  * close() on the returned server (it is `http1`) stops accepting and winds
  * down the open connections: HTTP/2 sessions get a GOAWAY (in-flight calls
  * finish), HTTP/1.1 connections with no request in flight are closed at
- * once and busy ones after their response.
+ * once and busy ones after their response; whatever is still open when
+ * `cutSignal` fires (or after SHUTDOWN_GRACE_MS without one) is cut.
  * @throws Error when `http1` is already listening, or the port cannot be bound.
  */
 export async function listenH1AndH2c(
@@ -160,10 +163,14 @@ export async function listenH1AndH2c(
     for (const socket of unrouted) socket.destroy();
     for (const [socket, inFlight] of h1Sockets) if (inFlight === 0) socket.destroy();
     // A call that does not finish in time (a client that stopped reading, a stream nobody ended) does not hold the shutdown.
-    setTimeout(() => {
+    // The caller's cutSignal says when (the process's shutdown grace); without one, SHUTDOWN_GRACE_MS does.
+    const cut = () => {
       for (const socket of h1Sockets.keys()) socket.destroy();
       for (const session of sessions) session.destroy();
-    }, SHUTDOWN_GRACE_MS).unref();
+    };
+    if (!options.cutSignal) setTimeout(cut, SHUTDOWN_GRACE_MS).unref();
+    else if (options.cutSignal.aborted) cut();
+    else options.cutSignal.addEventListener('abort', cut, { once: true });
   };
   // close() must also reach the HTTP/2 sessions and the unrouted sockets, which Node's HTTP/1.1 server does not know.
   const closeHttp1 = http1.close.bind(http1);

@@ -82,6 +82,11 @@ export interface Config {
   readonly grpcReflection: boolean;
   /** Prometheus metrics (docs/operations.md). */
   readonly metrics: MetricsConfig;
+  /**
+   * SHUTDOWN_GRACE_MS: how long a process takes at most to stop on SIGINT or SIGTERM (docs/operations.md#stopping).
+   * Work in hand has all of it but the last second (a quarter of a shorter grace), which is kept to abort what is left.
+   */
+  readonly shutdownGraceMs: number;
 }
 
 /** Where and to whom the Prometheus metrics are served. */
@@ -179,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // At most an hour: the janitor deletes counts older than that.
     authFailures: { limit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 0, 1_000_000), windowMs: integer(env, 'AUTH_FAILURE_WINDOW_S', 60, 1, 3600) * 1000 },
     metrics: metricsConfig(env),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 600_000),
     grpcReflection: name(env, 'GRPC_REFLECTION', env.NODE_ENV?.trim() === 'production' ? 'off' : 'on', /^(on|off)$/, new Set(['on', 'off'])) === 'on',
   };
   const webhooks = config.webhookConcurrency;

@@ -2,6 +2,7 @@
 // stub EventService (the remote side; the client is what is under test here) and a local
 // receiver that verifies every forwarded request with the SDK's verifyWebhook.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import http, { type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,8 @@ type StreamScript = (ctx: HandlerContext) => AsyncIterable<ListenMessage>;
 
 let script: StreamScript[] = [];
 const connections: { authorization: string | null }[] = [];
+/** Streams the stub holds open right now (one ends when its client goes). */
+let openStreams = 0;
 
 async function* holdOpen(ctx: HandlerContext, messages: ListenMessage[]): AsyncIterable<ListenMessage> {
   yield* messages;
@@ -58,12 +61,16 @@ let receiver: Server;
 let receiverUrl: string;
 
 const children = new Set<ChildProcess>();
+/** Listener processes that are not children of this one (started by npx), killed after each test should they live on. */
+const strays = new Set<number>();
 
 beforeAll(async () => {
   const routes = (router: ConnectRouter) =>
     router.service(EventService, {
       listenEvents(_request, ctx) {
         connections.push({ authorization: ctx.requestHeader.get('authorization') });
+        openStreams += 1;
+        ctx.signal.addEventListener('abort', () => (openStreams -= 1), { once: true });
         const next = script.shift() ?? ((c: HandlerContext) => holdOpen(c, [{ signingSecret: SIGNING_SECRET }]));
         return next(ctx);
       },
@@ -90,6 +97,14 @@ afterEach(async () => {
   // No listener may outlive its test; each is SIGKILLed if it did not stop.
   for (const child of children) child.kill('SIGKILL');
   children.clear();
+  for (const pid of strays) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  strays.clear();
   script = [];
   connections.length = 0;
   received.length = 0;
@@ -263,4 +278,72 @@ describe('checkout listen', () => {
     expect((await exitWithin(run, 15_000)).code).toBe(1);
     expect(run.stderr()).toContain('the service refused the API key: API key revoked');
   });
+
+  it('`npx checkout listen` stopped with SIGTERM to npx ends: the listener process exits and its stream closes', async () => {
+    // npx runs the command under `sh -c`; a SIGTERM to npx kills that shell, which does not pass it on.
+    const inherited: NodeJS.ProcessEnv = { ...process.env };
+    delete inherited.CHECKOUT_API_KEY;
+    delete inherited.CHECKOUT_API_BASE;
+    const npx = spawn('npx', ['checkout', 'listen', '--forward-to', receiverUrl, '--api-base', stubUrl, '--api-key', TEST_KEY], {
+      cwd: REPO,
+      env: { ...inherited, npm_config_offline: 'true', npm_config_yes: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(npx);
+    let out = '';
+    npx.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    npx.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    await waitFor(() => out.includes('Ready! Forwarding events to'), 60_000, 'the listener ready', () => out);
+    // The Node process itself, not npx's shell (`sh -c checkout listen …`).
+    const listener = descendants(npx.pid!).find((pid) => /\bnode\S*\s.*checkout\S*\slisten\b/.test(commandLine(pid)));
+    expect(listener, `no listener process under npx (${npx.pid})`).toBeDefined();
+    strays.add(listener!);
+    expect(openStreams).toBe(1);
+
+    npx.kill('SIGTERM');
+    await waitFor(() => !alive(listener!), 15_000, 'the listener process to exit', () => out);
+    await waitFor(() => openStreams === 0, 15_000, 'its stream to close', () => out);
+  }, 120_000);
 });
+
+/** Every process below pid (children, grandchildren…), read from /proc (Linux). */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const [child, ppid] of parents) {
+      if (ppid !== parent) continue;
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}

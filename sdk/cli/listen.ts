@@ -7,6 +7,7 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { EventService, type ListenEventsResponse } from '../gen/checkout/v1/webhook_pb.ts';
 import { SIGNATURE_HEADER, signatureHeaderValue } from '../webhooks/signature.ts';
+import { whenNpxExits } from './npx-parent.ts';
 
 /** Usage text of `checkout listen`. */
 export const LISTEN_USAGE = `Usage:
@@ -24,7 +25,7 @@ export interface ListenIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Stops the listener; by default SIGINT and SIGTERM do. */
+  /** Stops the listener; by default SIGINT and SIGTERM do, and npx exiting when npx started it. */
   readonly signal?: AbortSignal;
 }
 
@@ -39,8 +40,9 @@ const FATAL_CODES = new Set([Code.Unauthenticated, Code.PermissionDenied, Code.U
 
 /**
  * Runs `checkout listen` with the arguments after `listen`. Resolves with the
- * exit code once stopped (0 on SIGINT/SIGTERM or `io.signal`), or at once with
- * 2 on a usage error and 1 when the service refuses the key.
+ * exit code once stopped (0 on SIGINT/SIGTERM, the exit of the npx that
+ * started it, or `io.signal`), or at once with 2 on a usage error and 1 when
+ * the service refuses the key.
  */
 export async function runListen(args: string[], io: Partial<ListenIo> = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
@@ -84,11 +86,14 @@ export async function runListen(args: string[], io: Partial<ListenIo> = {}): Pro
 
   const stop = new AbortController();
   const onSignal = () => stop.abort();
+  let unwatch: () => void = () => undefined;
   if (io.signal) {
     io.signal.addEventListener('abort', onSignal, { once: true });
   } else {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // `npx checkout listen` stopped with SIGTERM: npx's shell dies without passing the signal on.
+    unwatch = whenNpxExits(onSignal, env);
   }
   try {
     return await listen({ apiKey, forwardTo: forwardTo.href, apiBase: apiBaseText, signal: stop.signal, stdout, stderr });
@@ -96,6 +101,7 @@ export async function runListen(args: string[], io: Partial<ListenIo> = {}): Pro
     io.signal?.removeEventListener('abort', onSignal);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unwatch();
   }
 }
 

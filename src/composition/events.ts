@@ -16,34 +16,86 @@ export interface EventLink {
   current(): NatsConnection | undefined;
   /** Resolves with the connection once usable; with undefined when the stream is another installation's or the link closed. */
   readonly ready: Promise<NatsConnection | undefined>;
-  close(): Promise<void>;
+  /**
+   * The first step of a stop: gives up what cannot finish. A connect still
+   * being tried ends (`ready` resolves with undefined at once); a connection
+   * whose server has gone is closed at once, so that a publish waiting on it
+   * fails now rather than at its timeout (the relay's batch stays in the
+   * outbox) and nothing waits for a server that may not come back. A
+   * connection that has its server stays open, for the workers to finish with.
+   */
+  windDown(): void;
+  /**
+   * Gives up connecting and closes the connection: drained (pending
+   * messages flushed) while NATS answers, closed at once while it does not,
+   * or once `abandon` fires.
+   */
+  close(abandon?: AbortSignal): Promise<void>;
 }
 
+/** Start-up was stopped (SIGINT or SIGTERM) before it was done. */
+export class StartCancelledError extends Error {
+  override readonly name = 'StartCancelledError';
+}
+
+/** Longest wait for a drain when NATS answers; a drain on a connection that lost its server would wait for it to come back. */
+const DRAIN_MS = 2000;
+/** How long a process that waits for NATS as long as it takes waits before it says so. */
+const WAIT_NOTICE_MS = 2000;
+
 /**
- * Connects to NATS (retrying for ever) and makes sure the stream is this
- * installation's. Start-up waits for NATS up to waitMs (Infinity for a worker
- * process, which has nothing to do without it): when it answers in time, a
- * stream of another installation refuses the start. NATS answering later
- * with such a stream is logged, and the link is never ready, so events wait
- * in the database.
+ * Connects to NATS (retrying until it answers or the link is closed) and
+ * makes sure the stream is this installation's. Start-up waits for NATS up to
+ * waitMs (Infinity for a worker process, which has nothing to do without it;
+ * `startSignal` ends that wait): when it answers in time, a stream of another
+ * installation refuses the start. NATS answering later with such a stream is
+ * logged, and the link is never ready, so events wait in the database.
  * @throws StartupError when the stream belongs to another installation and NATS answered within waitMs.
+ * @throws StartCancelledError when `startSignal` fires before NATS answered.
  */
-export async function linkEvents(config: Config, installationId: string, name: string, waitMs: number, log: Log): Promise<EventLink> {
+export async function linkEvents(config: Config, installationId: string, name: string, waitMs: number, log: Log, startSignal?: AbortSignal): Promise<EventLink> {
   const stream = streamOptions(config, installationId);
   let closed = false;
   let nc: NatsConnection | undefined;
   let usable: NatsConnection | undefined;
-  const connecting = connectNats(config.natsUrl, name);
+  // Whether the connection has its server: a drain while it is reconnecting would wait for NATS to come back.
+  let reachable = false;
+  const giveUp = new AbortController();
+  const connecting = connectNats(config.natsUrl, name, giveUp.signal);
+  // Rejects only once given up; seen below, so never unhandled.
+  connecting.catch(() => undefined);
+  const onStartCancelled = () => giveUp.abort();
+  if (startSignal?.aborted) onStartCancelled();
+  else startSignal?.addEventListener('abort', onStartCancelled, { once: true });
   let timer: NodeJS.Timeout | undefined;
-  const early = await Promise.race([
-    // A connection that fails outright (not merely late) is reported below, as a late one is.
-    connecting.catch(() => undefined),
-    ...(Number.isFinite(waitMs) ? [new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)))] : []),
-  ]);
-  clearTimeout(timer);
+  // A process that waits for NATS as long as it takes says so, once it has waited a moment.
+  const waiting = Number.isFinite(waitMs) ? undefined : setTimeout(() => log.warn(`Cannot reach NATS at ${config.natsUrl}; waiting for it (retried every 500 ms).`), WAIT_NOTICE_MS);
+  let early: NatsConnection | undefined;
+  try {
+    early = await Promise.race([
+      // A connection that fails outright (not merely late) is reported below, as a late one is.
+      connecting.catch(() => undefined),
+      ...(Number.isFinite(waitMs) ? [new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)))] : []),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(waiting);
+    startSignal?.removeEventListener('abort', onStartCancelled);
+  }
+  if (startSignal?.aborted && !early) throw new StartCancelledError('stopped while waiting for NATS');
+  const watch = (conn: NatsConnection) => {
+    reachable = true;
+    void (async () => {
+      for await (const status of conn.status()) {
+        if (status.type === 'disconnect') reachable = false;
+        else if (status.type === 'reconnect') reachable = true;
+      }
+    })().catch(() => undefined);
+  };
   let checked: Promise<'created' | 'owned' | 'adopted'> | undefined;
   if (early) {
     nc = early;
+    watch(nc);
     checked = ensureStream(nc, stream);
     try {
       await checked;
@@ -58,12 +110,15 @@ export async function linkEvents(config: Config, installationId: string, name: s
   const ready = (async (): Promise<NatsConnection | undefined> => {
     if (!nc) {
       log.warn(`Cannot reach NATS at ${config.natsUrl}; orders are accepted and their events will be published when it is back.`);
-      const late = await connecting;
+      // Undefined once the link gave up connecting (the process is stopping).
+      const late = await connecting.catch(() => undefined);
+      if (!late) return undefined;
       if (closed) {
         await late.close();
         return undefined;
       }
       nc = late;
+      watch(nc);
     }
     try {
       const ownership = await (checked ?? ensureStream(nc, stream));
@@ -78,6 +133,7 @@ export async function linkEvents(config: Config, installationId: string, name: s
     usable = nc;
     return nc;
   })().catch((err: unknown) => {
+    if (closed) return undefined;
     log.error('NATS setup failed; events stay in the outbox', err);
     return undefined;
   });
@@ -85,9 +141,28 @@ export async function linkEvents(config: Config, installationId: string, name: s
     stream,
     current: () => usable,
     ready,
-    async close() {
+    windDown() {
+      giveUp.abort();
+      if (nc && !reachable && !nc.isClosed()) void nc.close().catch(() => undefined);
+    },
+    async close(abandon) {
       closed = true;
-      if (nc) await nc.drain().catch(() => undefined);
+      giveUp.abort();
+      const conn = nc;
+      if (!conn || conn.isClosed()) return;
+      if (reachable && !abandon?.aborted) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          conn.drain().catch(() => undefined),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, DRAIN_MS);
+            abandon?.addEventListener('abort', () => resolve(), { once: true });
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      // Closing also ends the client's reconnect loop when NATS has gone away.
+      if (!conn.isClosed()) await conn.close().catch(() => undefined);
     },
   };
 }

@@ -14,11 +14,13 @@ import { ListenError, serveHttp } from '../../gateway/http-server.ts';
 import { createCore, type Core } from './core.ts';
 import { withGrpcTooling } from './grpc-tooling.ts';
 import { linkEvents, type EventLink } from './events.ts';
+import type { Log } from './log.ts';
+import { abortReserveMs, stopWithinGrace, type StopOutcome, type StopStep } from './shutdown.ts';
 import type { DestinationStream } from 'pino';
 import type { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics.ts';
 import { createObservability, serveMetricsPort, type MetricsListener } from './observability.ts';
 import { openDatabase, StartupError } from './startup.ts';
-import { startWorkers, type Worker } from './workers.ts';
+import { startWorkers } from './workers.ts';
 import { loadKeyRing } from './vault-keys.ts';
 import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
 
@@ -37,7 +39,29 @@ export interface RunningService {
   readonly metrics: PrometheusMetrics | undefined;
   /** The METRICS_PORT listener, when one is configured. */
   readonly metricsListener: MetricsListener | undefined;
-  close(): Promise<void>;
+  /** Stops the service within the shutdown grace (see {@link StopOptions}); answers whether everything finished in it. */
+  close(options?: StopOptions): Promise<StopOutcome>;
+}
+
+/** How a process is stopped. */
+export interface StopOptions {
+  /** How long the stop may take in all (SHUTDOWN_GRACE_MS unless given). */
+  readonly graceMs?: number;
+  /** What asked for it, for the log (e.g. SIGTERM). */
+  readonly reason?: string;
+}
+
+/** A worker process (`checkout worker`, `checkout dispatch`). */
+export interface RunningWorkers {
+  readonly metricsListener: MetricsListener | undefined;
+  /** Stops the workers within the shutdown grace (see {@link StopOptions}); answers whether everything finished in it. */
+  close(options?: StopOptions): Promise<StopOutcome>;
+}
+
+/** Where a process is told to stop while it is still starting. */
+export interface StartOptions extends ProcessOptions {
+  /** Fired (SIGINT, SIGTERM) while a worker process waits for NATS: the start ends with StartCancelledError. */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** Where a process writes its log lines (standard output unless a test captures them). */
@@ -141,18 +165,36 @@ export async function startService(config: Config, options: ProcessOptions = {})
     firstSandbox,
     metrics,
     metricsListener,
-    async close() {
-      await metricsListener?.close();
-      await http.close();
-      await stopAll(workers);
-      await events?.close();
-      await knex.destroy();
+    close(options = {}) {
+      // Still waiting for NATS, or NATS gone: the relay and the dispatcher stop at once rather than wait for it.
+      events.windDown();
+      return stopProcess(config, log, options, [
+        [
+          // New connections are refused at once; calls in flight finish, or are cut when the grace is nearly spent.
+          { name: 'http (requests in flight)', stop: (abandon) => http.close(abandon) },
+          ...(metricsListener ? [{ name: 'metrics listener', stop: () => metricsListener!.close() }] : []),
+          ...workers.map((worker) => ({ name: worker.name, stop: (abandon: AbortSignal) => worker.stop(abandon) })),
+        ],
+        [{ name: 'nats', stop: (abandon) => events.close(abandon) }],
+        [{ name: 'postgres pool', stop: () => knex.destroy() }],
+      ]);
     },
   };
 }
 
-async function stopAll(workers: readonly Worker[]): Promise<void> {
-  await Promise.all(workers.map((worker) => worker.stop()));
+/**
+ * Runs a process's stop within its grace (stopWithinGrace) and logs its
+ * beginning and its end: a clean stop at info, one whose grace ran out at error.
+ */
+async function stopProcess(config: Config, log: Log, options: StopOptions, stages: readonly (readonly StopStep[])[]): Promise<StopOutcome> {
+  const graceMs = options.graceMs ?? config.shutdownGraceMs;
+  const started = performance.now();
+  log.info(`Stopping${options.reason ? ` (${options.reason})` : ''}: no new work is taken; work in hand has up to ${graceMs - abortReserveMs(graceMs)} ms of the ${graceMs} ms grace (SHUTDOWN_GRACE_MS)`);
+  const outcome = await stopWithinGrace(graceMs, stages, log);
+  const ms = Math.round(performance.now() - started);
+  if (outcome === 'clean') log.info(`Stopped in ${ms} ms`);
+  else log.error(`Stopped in ${ms} ms, the grace exceeded: what was still in hand was abandoned (docs/operations.md#stopping)`);
+  return outcome;
 }
 
 /**
@@ -162,14 +204,14 @@ async function stopAll(workers: readonly Worker[]): Promise<void> {
  * once every worker is at work.
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
-export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: ProcessOptions = {}): Promise<{ readonly metricsListener: MetricsListener | undefined; close(): Promise<void> }> {
+export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: StartOptions = {}): Promise<RunningWorkers> {
   const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
   const installationId = await readInstallationId(knex);
   const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
   let events: EventLink | undefined;
   try {
     // Nothing to do without NATS for these: wait for it as long as it takes.
-    if (names.some(needsEvents)) events = await linkEvents(config, installationId, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log);
+    if (names.some(needsEvents)) events = await linkEvents(config, installationId, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log, options.stopSignal);
   } catch (err) {
     await knex.destroy();
     throw err;
@@ -198,11 +240,16 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
   log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);
   return {
     metricsListener,
-    async close() {
-      await metricsListener?.close();
-      await stopAll(workers);
-      await events?.close();
-      await knex.destroy();
+    close(options = {}) {
+      events?.windDown();
+      return stopProcess(config, log, options, [
+        [
+          ...(metricsListener ? [{ name: 'metrics listener', stop: () => metricsListener!.close() }] : []),
+          ...workers.map((worker) => ({ name: worker.name, stop: (abandon: AbortSignal) => worker.stop(abandon) })),
+        ],
+        [{ name: 'nats', stop: (abandon) => events?.close(abandon) ?? Promise.resolve() }],
+        [{ name: 'postgres pool', stop: () => knex.destroy() }],
+      ]);
     },
   };
 }

@@ -33,6 +33,7 @@ import type { Payments } from '../application/payment/payments.ts';
 import type { EventLink } from './events.ts';
 import { streamOptions } from './events.ts';
 import type { Log, LogFields } from './log.ts';
+import { unlessAbandoned } from './shutdown.ts';
 import type { WorkerName } from './worker-names.ts';
 
 /** A started worker. */
@@ -40,8 +41,12 @@ export interface Worker {
   readonly name: WorkerName;
   /** Resolves once the worker is at work (the relay and the dispatcher wait for NATS). */
   readonly started: Promise<void>;
-  /** Stops it and waits for the work in hand. */
-  stop(): Promise<void>;
+  /**
+   * Stops it and waits for the work in hand; once `abandon` fires (the
+   * process's shutdown grace is nearly spent) it aborts what can be aborted
+   * (webhook sends, whose leases it gives back) and stops waiting.
+   */
+  stop(abandon: AbortSignal): Promise<void>;
 }
 
 /** What the workers of a process share. */
@@ -97,6 +102,7 @@ export interface DispatcherReports {
   readonly onError: (err: unknown, about?: EventContext) => void;
   readonly onUnaccounted: (report: UnaccountedEvent) => void;
   readonly onAttempt?: (report: DeliveryAttemptReport) => void;
+  readonly onAbandoned?: (about: EventContext, released: boolean) => void;
   readonly metrics?: Metrics;
   readonly unknownEventRetryMs?: number;
   readonly unknownEventDeliveries?: number;
@@ -124,6 +130,7 @@ export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config,
     onError: reports.onError,
     onUnaccounted: reports.onUnaccounted,
     onAttempt: reports.onAttempt,
+    onAbandoned: reports.onAbandoned,
     metrics: reports.metrics,
   });
 }
@@ -143,9 +150,9 @@ function periodic(name: WorkerName, everyMs: number, tick: () => Promise<unknown
   return {
     name,
     started: Promise.resolve(),
-    async stop() {
+    async stop(abandon) {
       clearInterval(timer);
-      await running.catch(() => undefined);
+      await unlessAbandoned(running, abandon);
     },
   };
 }
@@ -186,9 +193,10 @@ function startRelay(ctx: WorkerContext, events: EventLink): Worker {
   return {
     name: 'relay',
     started,
-    async stop() {
+    async stop(abandon) {
       stopped = true;
-      await relay?.stop();
+      // A batch in hand is published and marked, or rolled back and left in the outbox for the next relay.
+      await unlessAbandoned(relay?.stop(), abandon);
     },
   };
 }
@@ -205,6 +213,14 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
       onError: (err, about) => ctx.log.warn(about?.endpointId ? 'webhook dispatcher: delivery failed on our side; its lease will expire and it is retried' : 'webhook dispatcher', err, eventFields(about)),
       onUnaccounted: (report) => logUnaccounted(report, ctx.log),
       onAttempt: (report) => logAttempt(report, ctx.log),
+      onAbandoned: (about, released) =>
+        ctx.log.warn(
+          released
+            ? 'webhook delivery aborted: the shutdown grace ran out mid-send; no attempt recorded, due again at once'
+            : `webhook delivery aborted: the shutdown grace ran out mid-send; no attempt recorded, due again when its lease runs out (WEBHOOK_LEASE_MS=${ctx.config.webhookLeaseMs})`,
+          undefined,
+          eventFields(about),
+        ),
       metrics: ctx.metrics,
     });
     await dispatcher.start();
@@ -213,10 +229,13 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
   return {
     name: 'dispatcher',
     started,
-    async stop() {
+    async stop(abandon) {
       stopped = true;
-      await started.catch(() => undefined);
-      await dispatcher?.stop();
+      // Still waiting for NATS: the link gives up connecting first (EventLink.windDown), so this ends.
+      await unlessAbandoned(started, abandon);
+      // Once abandon fires, sends in flight are aborted and give their leases back on this pool: the rest of the
+      // grace is theirs (the service stops waiting when the grace ends).
+      await dispatcher?.stop(abandon);
       await knex?.destroy();
     },
   };

@@ -3,15 +3,32 @@
 import net from 'node:net';
 import { TEST_POSTGRES_URL } from './database.ts';
 
-/** A TCP relay in front of Postgres that the test can cut (every connection dropped, new ones refused) and restore. */
+/**
+ * A TCP relay in front of Postgres that the test can cut (every connection dropped, new ones refused),
+ * hang (nothing dropped, nothing answered) and restore.
+ */
 export class CuttablePostgres {
   readonly #target = new URL(TEST_POSTGRES_URL);
   readonly #sockets = new Set<net.Socket>();
+  readonly #pairs = new Set<readonly [net.Socket, net.Socket]>();
+  #hung = false;
+  /** Connections accepted and bytes sent by clients since hang(): what waits on the hung Postgres. */
+  #heard = 0;
   #server: net.Server | undefined;
   port = 0;
 
   async up(): Promise<void> {
+    this.#hung = false;
     this.#server = net.createServer((client) => {
+      if (this.#hung) {
+        // Accepted and never answered: the client waits for Postgres's reply to its startup message.
+        this.#sockets.add(client);
+        this.#heard += 1;
+        client.on('error', () => undefined);
+        client.once('close', () => this.#sockets.delete(client));
+        client.on('data', () => (this.#heard += 1));
+        return;
+      }
       const upstream = net.connect({ host: this.#target.hostname, port: Number(this.#target.port || 5432) });
       for (const socket of [client, upstream]) {
         this.#sockets.add(socket);
@@ -22,6 +39,9 @@ export class CuttablePostgres {
           upstream.destroy();
         });
       }
+      const pair = [client, upstream] as const;
+      this.#pairs.add(pair);
+      client.once('close', () => this.#pairs.delete(pair));
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve, reject) => {
@@ -29,6 +49,28 @@ export class CuttablePostgres {
       this.#server!.listen(this.port, '127.0.0.1', () => resolve());
     });
     this.port = (this.#server.address() as net.AddressInfo).port;
+  }
+
+  /**
+   * A Postgres that hangs: every open connection stays open and nothing more passes either way (a query in
+   * flight, or sent later, never gets its answer); new connections are accepted and never answered.
+   */
+  hang(): void {
+    this.#hung = true;
+    this.#heard = 0;
+    for (const [client, upstream] of this.#pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      upstream.pause();
+      // What the client sends now is read and dropped, and counted.
+      client.on('data', () => (this.#heard += 1));
+      client.resume();
+    }
+  }
+
+  /** How many times, since hang(), a client opened a connection or sent a query (or part of one) that will never be answered. */
+  get heard(): number {
+    return this.#heard;
   }
 
   async down(): Promise<void> {

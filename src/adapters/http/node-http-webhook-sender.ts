@@ -59,7 +59,8 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
  * WebhookSender on node:http(s): no redirects followed, a hard timeout, and
  * the address policy on every delivery of both modes: a literal address is
  * judged before connecting, a name by what it resolves to, and the address
- * actually connected once more before a byte is sent.
+ * actually connected once more before a byte is sent. A request's signal
+ * aborts it at any point (the answer then reports `aborted`).
  */
 export class NodeHttpWebhookSender implements WebhookSender {
   readonly #policy: AddressPolicy;
@@ -79,9 +80,12 @@ export class NodeHttpWebhookSender implements WebhookSender {
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
       let settled = false;
+      // Removes the abort listener once the send is over.
+      const over = new AbortController();
       const finish = (response: Omit<WebhookResponse, 'durationMs'>) => {
         if (settled) return;
         settled = true;
+        over.abort();
         resolve({ ...response, durationMs: elapsed() });
       };
       let url: URL;
@@ -96,6 +100,9 @@ export class NodeHttpWebhookSender implements WebhookSender {
       const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
       const refusal = net.isIP(host) ? this.#policy.refuseAddress(host) : undefined;
       if (refusal !== undefined) return finish({ statusCode: null, error: `refused: ${refusal}`, excerpt: '' });
+      // Aborted (the dispatcher is stopping): no answer is known, so no attempt is recorded; the caller gives the lease back.
+      const aborted = () => finish({ statusCode: null, error: 'aborted: the dispatcher is stopping', excerpt: '', aborted: true });
+      if (request.signal?.aborted) return aborted();
       const body = Buffer.from(request.body);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
@@ -138,6 +145,12 @@ export class NodeHttpWebhookSender implements WebhookSender {
         clearTimeout(timer);
         finish({ statusCode: null, error: (err as Error).message, excerpt: '' });
       });
+      const onAbort = () => {
+        clearTimeout(timer);
+        aborted();
+        req.destroy();
+      };
+      request.signal?.addEventListener('abort', onAbort, { once: true, signal: over.signal });
       req.end(body);
     });
   }

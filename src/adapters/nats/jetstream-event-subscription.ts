@@ -105,7 +105,11 @@ export class JetStreamEventSubscription implements EventSubscription {
             else m.term();
           } catch (err) {
             onError(err);
-            m.nak(1000);
+            try {
+              m.nak(1000);
+            } catch {
+              // The connection is closed (a stop while NATS was gone): JetStream hands the event over again after ack_wait.
+            }
           }
         })().finally(() => inHand.delete(work));
         inHand.add(work);

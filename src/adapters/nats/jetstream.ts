@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsConnection, type StreamInfo } from 'nats';
 
 /** Where events go on NATS, and whose they are. */
@@ -19,15 +20,51 @@ export function natsServers(url: string): string[] {
   return url.split(',').map((server) => server.trim()).filter(Boolean);
 }
 
+/** Pause between two attempts to reach NATS before it first answers (and between reconnects afterwards). */
+const RETRY_MS = 500;
+
 /**
- * Connects to NATS, retrying for ever; resolves on the first successful connection.
+ * Connects to NATS, retrying every 500 ms until it answers or `signal` fires;
+ * resolves on the first successful connection, after which the client
+ * reconnects on its own for as long as the connection is open.
  * `url` may list a cluster's servers, comma-separated: the client connects to one and,
  * when it goes, reconnects to another (and learns the rest of the cluster from the server).
+ *
+ * The retrying is ours rather than the client's (`waitOnFirstConnect`), which
+ * would retry for ever with nothing to stop it: a process told to stop while
+ * NATS was unreachable could not end.
+ * @throws the signal's reason (an AbortError) once `signal` fires; a connection that completes after it is closed.
  */
-export function connectNats(url: string, name: string): Promise<NatsConnection> {
+export async function connectNats(url: string, name: string, signal?: AbortSignal): Promise<NatsConnection> {
   // noAsyncTraces: without it every request (each JetStream publish) captures two stack traces in advance,
   // for an error that almost never comes: 3% of the server's CPU creating orders.
-  return connect({ servers: natsServers(url), name, waitOnFirstConnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
+  const options = { servers: natsServers(url), name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, noAsyncTraces: true };
+  for (;;) {
+    signal?.throwIfAborted();
+    // One round over the servers: it fails once none of them answers.
+    const attempt = connect(options);
+    try {
+      return await untilAborted(attempt, signal);
+    } catch {
+      if (signal?.aborted) {
+        // Too late for the caller: a connection that comes now is not left open behind it.
+        void attempt.then((nc) => nc.close(), () => undefined);
+        throw signal.reason;
+      }
+      // None answered: tried again after the pause.
+    }
+    await sleep(RETRY_MS, undefined, { signal });
+  }
+}
+
+/** The promise's outcome, or the signal's reason once it fires first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

@@ -38,6 +38,8 @@ export interface WebhookDispatcherOptions {
   readonly onUnaccounted: (report: UnaccountedEvent) => void;
   /** Told of every delivery attempt once it is recorded (for the log). */
   readonly onAttempt?: (report: DeliveryAttemptReport) => void;
+  /** Told of every send aborted by stop(), with whether its lease was given back (else it runs out: see leaseMs). */
+  readonly onAbandoned?: (about: DeliveryContext, released: boolean) => void;
   /** Where each attempt is counted: lag from the event's commit, failures by endpoint. */
   readonly metrics?: Pick<Metrics, 'webhookAttempt'>;
 }
@@ -88,7 +90,15 @@ export interface UnaccountedEvent {
 /** The webhook dispatcher: JetStream in, Postgres queue, signed HTTP out. */
 export interface WebhookDispatcher {
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * Stops taking events and claiming deliveries, and waits for the sends in
+   * flight. Once `abandon` fires it stops waiting for the consumer and the
+   * sender loop, aborts the sends still in flight and gives their leases
+   * back (no attempt is recorded: the delivery is due again at once); it
+   * resolves when those are given back. A lease that cannot be given back
+   * (Postgres unreachable) runs out after leaseMs: no delivery is lost either way.
+   */
+  stop(abandon?: AbortSignal): Promise<void>;
   /** Deliveries settled since start (for benchmarks and tests). */
   readonly stats: { delivered: number; failedAttempts: number };
 }
@@ -114,6 +124,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
   let pendingWake = false;
+  // Aborts every send in flight, and every later one, once stop() is told to abandon them.
+  const sending = new AbortController();
 
   const nudge = () => {
     pendingWake = true;
@@ -129,12 +141,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       body: delivery.body,
       livemode: delivery.livemode,
       timeoutMs: options.timeoutMs,
+      signal: sending.signal,
       headers: {
         [SIGNATURE_HEADER]: signatureHeader(delivery.secrets, timestamp, delivery.body),
         'Checkout-Event-Id': delivery.eventId,
         'User-Agent': 'HostedCheckout-Webhooks/1.0',
       },
     });
+    if (response.aborted) {
+      // Not an attempt: the endpoint is not to blame. Due again at once, for whichever dispatcher runs next.
+      const released = await options.queue.release(delivery, options.clock.now());
+      options.onAbandoned?.(contextOf(delivery), released);
+      return false;
+    }
     const attemptedAt = options.clock.now();
     const succeeded = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
     let nextAttemptAt: Date | null = null;
@@ -320,11 +339,21 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         }
       }, (err) => options.onError(err));
     },
-    async stop() {
+    async stop(abandon) {
       active = false;
-      await consumption?.stop();
+      const abandoned = new Promise<void>((resolve) => {
+        if (!abandon) return;
+        const onAbandon = () => {
+          sending.abort();
+          resolve();
+        };
+        if (abandon.aborted) onAbandon();
+        else abandon.addEventListener('abort', onAbandon, { once: true });
+      });
+      // Events in hand are queued and acked, or (abandoned) left unacked for JetStream to hand over again.
+      await Promise.race([consumption?.stop(), abandoned]);
       nudge();
-      await loop;
+      await Promise.race([loop, abandoned]);
       await Promise.allSettled([...running]);
     },
   };

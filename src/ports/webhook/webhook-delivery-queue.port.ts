@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   readonly eventCreatedAt?: Date;
   /** Signing secrets, newest first (more than one during a rotation overlap). */
   readonly secrets: readonly string[];
+  /** When the lease ends: the delivery falls due again then, unless an attempt is recorded or it is released first. */
+  readonly leaseUntil: Date;
 }
 
 /** What one HTTP attempt gave. */
@@ -74,6 +76,13 @@ export interface WebhookDeliveryQueue {
   }): Promise<ClaimedDelivery[]>;
   /** Records an attempt and its consequences (success, retry time, give up, endpoint health) in one transaction. */
   recordAttempt(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void>;
+  /**
+   * Gives back a leased delivery with no attempt recorded (its send was aborted
+   * because the dispatcher is stopping): it is due again at `now`. Answers
+   * false when the lease was no longer this dispatcher's (it ran out and
+   * another took the delivery, or the delivery was settled meanwhile).
+   */
+  release(delivery: ClaimedDelivery, now: Date): Promise<boolean>;
   /** Queues an event again (to one endpoint or every subscribed one) from now; answers how many. */
   requeueEvent(scope: Scope, eventId: string, endpointId: string | undefined, now: Date): Promise<number>;
   /** Queues every event of the scope created since a time for one endpoint; answers how many. */

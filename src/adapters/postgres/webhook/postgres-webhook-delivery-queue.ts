@@ -169,7 +169,16 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
       createdAt: r.created_at as Date,
       eventCreatedAt: (r.event_created_at as Date | null) ?? undefined,
       secrets: r.secrets as string[],
+      leaseUntil,
     }));
+  }
+
+  async release(delivery: ClaimedDelivery, now: Date): Promise<boolean> {
+    // Only while the lease is still ours: past it, another dispatcher may have taken the delivery (next_attempt_at moved).
+    const released = await translateErrors(() =>
+      this.#knex('webhook_deliveries').where({ id: delivery.id, status: 'pending', next_attempt_at: delivery.leaseUntil }).update({ next_attempt_at: now, updated_at: now }),
+    );
+    return released > 0;
   }
 
   recordAttempt(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
