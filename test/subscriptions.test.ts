@@ -341,7 +341,7 @@ describe('test clock advances: bounded, in the background, one per clock and a f
       await startAdvance(clock.id, '2028-02-15T08:00:00.000Z');
       await waitFor('the biller worker to finish the advance', () => clockOf(clock.id), (c) => c.status === 'ready', 60_000, 100);
     } finally {
-      await biller!.stop();
+      await biller!.stop(new AbortController().signal);
     }
     expect(await ordersOf(sub.id)).toBe(3);
     expect(warnings).toEqual([]);

@@ -162,8 +162,8 @@ function together(name: WorkerName, parts: readonly Worker[]): Worker {
   return {
     name,
     started: Promise.all(parts.map((part) => part.started)).then(() => undefined),
-    async stop() {
-      await Promise.all(parts.map((part) => part.stop()));
+    async stop(abandon) {
+      await Promise.all(parts.map((part) => part.stop(abandon)));
     },
   };
 }
