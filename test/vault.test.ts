@@ -5,6 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
+import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { createAesGcmKeyRing } from '../src/adapters/crypto/aes-gcm-key-ring.ts';
@@ -235,6 +238,92 @@ describe('the card vault', () => {
     expect(deleted.cards_erased).toBe(2);
     expect(await db.knex('vault_cards').where({ customer_id: customer })).toHaveLength(0);
     expect((await call('POST', '/v1/orders', orderBody({ customer }))).json().error.code).toBe('resource_missing');
+  });
+});
+
+describe('saving a card from the checkout', () => {
+  /** The order's checkout, as its page drives it: the page's token, and the customer's card submissions. */
+  async function pageOf(customer: string | undefined) {
+    const order = await call('POST', '/v1/orders', orderBody(customer === undefined ? {} : { customer }));
+    expect(order.statusCode, order.body).toBe(201);
+    const orderId = order.json().id as string;
+    const checkoutId = orderId.slice(4);
+    const checkout = createClient(CheckoutService, createRouterTransport(core.routes));
+    const headers = { 'checkout-token': (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken };
+    const card = (behaviour: string) => ({ number: cardOf(shop, behaviour), expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: CVC, name: 'Ada Lovelace' });
+    return {
+      orderId,
+      pay: (submissionId: string, behaviour: string, saveCard: boolean) => checkout.submitCardPayment({ checkoutId, submissionId, card: card(behaviour), saveCard }, { headers }),
+      answer: (attemptId: string, answer: { code: string } | { abandon: true }) => checkout.completeAuthentication({ checkoutId, attemptId, ...answer }, { headers }),
+    };
+  }
+  const held = (orderId: string) => db.knex('vault_tokens').where({ order_id: orderId });
+  const cardsOf = async (customer: string) => (await call('GET', `/v1/customers/${customer}/cards`)).json().data as { last4: string }[];
+  const refusal = (err: unknown) => ConnectError.from(err).findDetails(ErrorDetailSchema)[0]?.code;
+
+  it('saves nothing from a refused submission, even when an earlier challenge is answered again (issue 19.1)', async () => {
+    const customer = await newCustomer();
+    const page = await pageOf(customer);
+    const challenged = (await page.pay('sub-challenge', 'challenge', false)).outcome!;
+    expect(challenged.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    const attemptId = challenged.challenge!.attemptId;
+    expect((await page.answer(attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+
+    // The expired card, asked to be saved on the paid order: refused, and nothing of it is held.
+    const refused = await page.pay('sub-expired', 'hard_decline', true).then(
+      () => undefined,
+      (err: unknown) => refusal(err),
+    );
+    expect(refused).toBe('order_already_paid');
+    expect(await held(page.orderId)).toHaveLength(0);
+
+    // The earlier challenge answered again still says succeeded, and saves nothing.
+    expect((await page.answer(attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await cardsOf(customer)).toEqual([]);
+    expect(await db.knex('vault_cards').where({ customer_id: customer })).toHaveLength(0);
+  });
+
+  it('keeps nothing of a declined or abandoned payment; saves the card of the one that pays, failover and challenge included', async () => {
+    const customer = await newCustomer();
+    const page = await pageOf(customer);
+    // A hard decline: the card is not kept.
+    expect((await page.pay('sub-1', 'hard_decline', true)).outcome!.status).toBe(PaymentStatus.FAILED);
+    expect(await held(page.orderId)).toHaveLength(0);
+    // A challenge abandoned: the card held for its payment is dropped with it.
+    const challenged = (await page.pay('sub-2', 'challenge', true)).outcome!;
+    expect(challenged.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    expect(await held(page.orderId)).toHaveLength(1);
+    expect((await page.answer(challenged.challenge!.attemptId, { abandon: true })).outcome!.status).toBe(PaymentStatus.FAILED);
+    expect(await held(page.orderId)).toHaveLength(0);
+    // A challenge left waiting, superseded by a payment that does not ask to save: neither card is saved,
+    // and answering the old challenge afterwards (the order paid) saves nothing either.
+    const waiting = (await page.pay('sub-3', 'challenge', true)).outcome!;
+    expect(waiting.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    expect((await page.pay('sub-4', 'approved', false)).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await held(page.orderId)).toHaveLength(0);
+    expect((await page.answer(waiting.challenge!.attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await cardsOf(customer)).toEqual([]);
+
+    // The soft decline is retried on the alternative route, which pays: that card is saved.
+    const failover = await pageOf(customer);
+    expect((await failover.pay('sub-1', 'soft_decline', true)).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect((await cardsOf(customer)).map((c) => c.last4)).toEqual([cardOf(shop, 'soft_decline').slice(-4)]);
+    expect(await held(failover.orderId)).toHaveLength(0);
+    // A challenge passed: the challenged card is saved, once the order is paid by it.
+    const passed = await pageOf(customer);
+    const asked = (await passed.pay('sub-1', 'challenge', true)).outcome!;
+    expect(await cardsOf(customer)).toHaveLength(1);
+    expect((await passed.answer(asked.challenge!.attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect((await cardsOf(customer)).map((c) => c.last4)).toEqual([cardOf(shop, 'challenge').slice(-4), cardOf(shop, 'soft_decline').slice(-4)]);
+    expect(await held(passed.orderId)).toHaveLength(0);
+    expect(internalErrors).toEqual([]);
+  });
+
+  it('refuses to save a card for an order that names no customer, and starts no payment', async () => {
+    const page = await pageOf(undefined);
+    expect(await page.pay('sub-1', 'approved', true).then(() => undefined, refusal)).toBe('parameter_invalid');
+    expect(await db.knex('payments').where({ order_id: page.orderId })).toHaveLength(0);
+    expect(await held(page.orderId)).toHaveLength(0);
   });
 });
 

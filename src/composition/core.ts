@@ -160,6 +160,19 @@ export function createCore(options: CoreOptions): Core {
   const disputeStore = new PostgresDisputeRepository(options.knex);
   const evidenceStore = new PostgresEvidenceRepository(options.knex);
   const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore });
+  const keyRing = options.keyRing ?? ephemeralKeyRing();
+  const cardReads = new PostgresCardVault(options.knex);
+  // The vault verifies cards on the payment engine's routes (read when it verifies one); the engine
+  // saves a paying card through the vault's saving.
+  const vault = createCardVaultUseCases({
+    keys: keyRing,
+    reads: cardReads,
+    routesOf: (livemode) => payments.kit.routesOf(livemode),
+    testCards: merchants,
+    onBackgroundError: options.onInternalError,
+    ids,
+    clock,
+  });
   const paymentDeps = {
     uow,
     reads: { orders, payments: paymentStore },
@@ -172,6 +185,7 @@ export function createCore(options: CoreOptions): Core {
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
     metrics: options.metrics,
+    cardSaving: vault.saving,
   };
   const payments = createPayments(paymentDeps);
   // The payment engine at another clock's time: a test clock's, for the subscriptions on it.
@@ -181,10 +195,7 @@ export function createCore(options: CoreOptions): Core {
   const idempotent = createIdempotent(uow);
   const captureOrder = createCaptureOrder(payments.kit);
   const orderCreation = new PostgresOrderCreationStore(options.knex);
-  const keyRing = options.keyRing ?? ephemeralKeyRing();
   const customers = new PostgresCustomerRepository(options.knex);
-  const cardReads = new PostgresCardVault(options.knex);
-  const vault = createCardVaultUseCases({ keys: keyRing, reads: cardReads, kit: payments.kit, ids, clock });
   const customerService = createCustomerService({ authenticate, idempotent, customers, cards: cardReads, vault, ids, clock });
   const subscriptionReader = new PostgresSubscriptionReader(options.knex);
   const billing = createBilling({

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { CardBrand } from '../../../domain/payment/card.ts';
 import type { Scope } from '../../../domain/merchant/caller.ts';
 import type { CardToken, SavedCard } from '../../../domain/vault/saved-card.ts';
-import type { CardVault, SealedCard, StoredKey, VaultKeys } from '../../../ports/vault/card-vault.port.ts';
+import type { CardVault, HeldFor, SealedCard, StoredKey, VaultKeys } from '../../../ports/vault/card-vault.port.ts';
 import type { SealedSecret, WrappedKey } from '../../../ports/vault/key-ring.port.ts';
 import { translateErrors } from '../database.ts';
 
@@ -132,7 +132,7 @@ export class PostgresCardVault implements CardVault {
     return translateErrors(() => this.#db('vault_cards').where({ customer_id: customerId }).delete());
   }
 
-  async insertToken(token: CardToken, sealed: SealedSecret, orderId?: string): Promise<void> {
+  async insertToken(token: CardToken, sealed: SealedSecret, held?: HeldFor): Promise<void> {
     await translateErrors(() =>
       this.#db('vault_tokens').insert({
         id: token.id,
@@ -144,7 +144,8 @@ export class PostgresCardVault implements CardVault {
         exp_year: token.expYear,
         created_at: token.createdAt,
         expires_at: token.expiresAt,
-        order_id: orderId ?? null,
+        order_id: held?.orderId ?? null,
+        payment_id: held?.paymentId ?? null,
         ...sealedColumns(sealed),
       }),
     );
@@ -159,10 +160,9 @@ export class PostgresCardVault implements CardVault {
     return row ? { token: tokenOf(row), sealed: sealedOf(row) } : undefined;
   }
 
-  async takeTokenOfOrder(orderId: string, now: Date): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
-    const rows = await translateErrors(() => this.#db('vault_tokens').where('order_id', orderId).delete().returning('*'));
-    // Every card the order's page asked to save is gone now; only an unexpired one is answered.
-    const row = (rows as unknown as TokenRow[]).filter((r) => new Date(r.expires_at) > now).sort((a, b) => +new Date(b.created_at) - +new Date(a.created_at))[0];
+  async takeHeldCard(paymentId: string): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
+    const rows = await translateErrors(() => this.#db('vault_tokens').where('payment_id', paymentId).delete().returning('*'));
+    const row = (rows as unknown as TokenRow[])[0];
     return row ? { token: tokenOf(row), sealed: sealedOf(row) } : undefined;
   }
 
