@@ -11,6 +11,7 @@ import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { createAesGcmKeyRing } from '../src/adapters/crypto/aes-gcm-key-ring.ts';
+import { luhnValid } from '../src/domain/payment/card.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -241,6 +242,57 @@ describe('the card vault', () => {
   });
 });
 
+describe('Idempotency-Key on requests with card fields', () => {
+  /** Another valid card number with the same last four digits (one digit of the middle changed). */
+  function sameLastFour(number: string): string {
+    for (let d = 0; d <= 9; d++) {
+      const other = number.slice(0, 6) + String(d) + number.slice(7);
+      if (other !== number && luhnValid(other)) return other;
+    }
+    for (let d = 0; d <= 9; d++) {
+      for (let e = 0; e <= 9; e++) {
+        const other = number.slice(0, 6) + String(d) + String(e) + number.slice(8);
+        if (other !== number && luhnValid(other)) return other;
+      }
+    }
+    throw new Error('no number found');
+  }
+  const token = (card: ReturnType<typeof rawCard>, key: string) => call('POST', '/v1/tokens', { card }, shop.test_publishable_key, { 'idempotency-key': key });
+
+  it('POST /v1/tokens: the same card replays its token; another card under the key, even with the same last four, is 422 (issue 19.5)', async () => {
+    const card = rawCard(cardOf(shop, 'approved'));
+    const first = await token(card, 'tok-key-1');
+    expect(first.statusCode, first.body).toBe(201);
+    const replay = await token({ ...card, number: card.number.replace(/(\d{4})(?=\d)/g, '$1 ') }, 'tok-key-1');
+    expect(replay.statusCode, replay.body).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json().id).toBe(first.json().id);
+
+    const other = sameLastFour(card.number);
+    expect(other.slice(-4)).toBe(card.number.slice(-4));
+    for (const changed of [{ ...card, number: other }, { ...card, cvc: '123' }, { ...card, exp_month: 11 }, { ...card, exp_year: card.exp_year + 1 }, { ...card, name: 'Grace Hopper' }]) {
+      const reused = await token(changed, 'tok-key-1');
+      expect(reused.statusCode, JSON.stringify(changed)).toBe(422);
+      expect(reused.json().error.code).toBe('idempotency_key_reused');
+    }
+    // The stored fingerprint is keyed: no plain hash of the card fields, and never the number.
+    const record = await db.knex('idempotency_keys').where({ key: 'tok-key-1' }).first();
+    expect(JSON.stringify(record)).not.toContain(card.number);
+  });
+
+  it('POST /v1/customers/:id/cards with raw fields: another number with the same last four under the key is 422', async () => {
+    const customer = await newCustomer();
+    const card = rawCard(cardOf(shop, 'approved'));
+    const first = await call('POST', `/v1/customers/${customer}/cards`, { card }, shop.test_secret_key, { 'idempotency-key': 'card-key-1' });
+    expect(first.statusCode, first.body).toBe(201);
+    const replay = await call('POST', `/v1/customers/${customer}/cards`, { card }, shop.test_secret_key, { 'idempotency-key': 'card-key-1' });
+    expect(replay.json().id).toBe(first.json().id);
+    const reused = await call('POST', `/v1/customers/${customer}/cards`, { card: { ...card, number: sameLastFour(card.number) } }, shop.test_secret_key, { 'idempotency-key': 'card-key-1' });
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json().error.code).toBe('idempotency_key_reused');
+  });
+});
+
 describe('saving a card from the checkout', () => {
   /** The order's checkout, as its page drives it: the page's token, and the customer's card submissions. */
   async function pageOf(customer: string | undefined) {
@@ -371,6 +423,8 @@ describe('no card number leaks', () => {
     const token = (await call('POST', '/v1/tokens', { card: rawCard(cardOf(shop, 'soft_decline')) }, shop.test_publishable_key)).json().id;
     const viaToken = (await call('POST', `/v1/customers/${customer}/cards`, { token })).json();
     await call('POST', '/v1/tokens', { card: rawCard(cardOf(shop, 'approved')) }, shop.test_publishable_key); // left unused
+    for (let i = 0; i < 2; i++) await call('POST', '/v1/tokens', { card: rawCard(cardOf(shop, 'dispute')) }, shop.test_publishable_key, { 'idempotency-key': 'leak-token' }); // keyed, replayed
+    await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'challenge')) }, shop.test_secret_key, { 'idempotency-key': 'leak-card' }); // keyed raw fields
     await call('POST', '/v1/customers/cus_x/cards', { card: rawCard(cardOf(shop, 'approved')) }); // refused
     await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'hard_decline')) }); // declined
     for (const card of [viaRaw, viaToken]) {

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Scope } from '../../domain/merchant/caller.ts';
 import type { Card } from '../../domain/payment/card.ts';
 import { DECLINES } from '../../domain/payment/decline-code.ts';
@@ -45,6 +46,15 @@ export interface CardVaultDeps {
 /** How a card reaches the vault: typed (its CVC to verify), or already authorized by a payment (saved once per customer). */
 export type VaultSource = { readonly kind: 'verify'; readonly card: Card } | { readonly kind: 'paid'; readonly card: Card };
 
+/** Card fields as a request carries them, before parseCard's checks. */
+export interface RequestCardFields {
+  readonly number: string;
+  readonly expMonth: number;
+  readonly expYear: number;
+  readonly cvc: string;
+  readonly name: string;
+}
+
 /** The vault's use cases, shared by the customer API, the tokenizer, the checkout page and charges. */
 export interface CardVaultUseCases {
   /**
@@ -62,6 +72,20 @@ export interface CardVaultUseCases {
   takeToken(tx: TransactionScope, scope: Scope, tokenId: string): Promise<Card>;
   /** The checkout's "save this card", for the payment engine: held for one payment, saved with its success only. */
   readonly saving: CardSaving;
+  /**
+   * The card fields of a request, for its Idempotency-Key's fingerprint: HMAC-SHA-256, keyed by the
+   * merchant's fingerprint secret (the key of the vault's card fingerprints), of the number, expiry
+   * and name as parseCard reads them. Never the CVC: no trace of it outlives the token that holds
+   * it (PCI DSS 3.3.1); {@link tokenHoldsCard} compares it while that token lives.
+   * @throws DomainError vault.unavailable (live mode without a configured vault key)
+   */
+  requestFingerprint(scope: Scope, card: RequestCardFields): Promise<string>;
+  /**
+   * Whether the token still usable under this id holds exactly this card, CVC included (compared
+   * in memory, in constant time). True when no usable token is left (used or expired): there is
+   * nothing to compare, and the token it names can no longer be used.
+   */
+  tokenHoldsCard(tx: TransactionScope, scope: Scope, tokenId: string, card: RequestCardFields): Promise<boolean>;
   /** A saved card opened for one charge, with what every reader sees of it; undefined if not the customer's. */
   openCard(scope: Scope, customerId: string, cardId: string): Promise<{ readonly saved: SavedCard; readonly card: Card } | undefined>;
 }
@@ -79,11 +103,20 @@ export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases 
     }
   }
 
-  async function fingerprint(tx: TransactionScope, merchantId: string, number: string): Promise<string> {
-    let sealed = await tx.vault.merchantSecret(merchantId);
-    sealed ??= await tx.vault.keepMerchantSecret(merchantId, keys.seal(keys.newSecret(), merchantId), deps.clock.now());
-    return keys.keyedHash(keys.open(sealed, merchantId), number);
+  /** HMAC-SHA-256 of `data` keyed by the merchant's fingerprint secret (made, sealed, on first use), read through `store`. */
+  async function fingerprint(store: CardVault, merchantId: string, data: string): Promise<string> {
+    let sealed = await store.merchantSecret(merchantId);
+    sealed ??= await store.keepMerchantSecret(merchantId, keys.seal(keys.newSecret(), merchantId), deps.clock.now());
+    return keys.keyedHash(keys.open(sealed, merchantId), data);
   }
+
+  /** A request's card fields as parseCard reads them: the same card typed another way is the same card. */
+  const canonical = (card: RequestCardFields) => ({
+    number: card.number.replace(/[\s-]/g, ''),
+    expMonth: card.expMonth,
+    expYear: card.expYear < 100 ? 2000 + card.expYear : card.expYear,
+    name: card.name.trim(),
+  });
 
   /** A zero-amount authorization, released at once: what the issuer says of the card and its CVC. */
   async function verify(tx: TransactionScope, scope: Scope, card: Card): Promise<void> {
@@ -136,7 +169,7 @@ export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases 
     const { card } = source;
     if (source.kind === 'verify') await verify(tx, scope, card);
     const existing = await tx.vault.listCards(scope, customerId);
-    const fingerprinted = await fingerprint(tx, scope.merchantId, card.number);
+    const fingerprinted = await fingerprint(tx.vault, scope.merchantId, card.number);
     // The page saves a card once: paying again with a card the customer already keeps saves nothing new.
     const same = existing.find((c) => c.fingerprint === fingerprinted && c.expMonth === card.expMonth && c.expYear === card.expYear);
     if (source.kind === 'paid' && same) return same;
@@ -214,6 +247,21 @@ export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases 
       const taken = tokenId.startsWith(TOKEN_ID_PREFIX) ? await tx.vault.takeToken(scope, tokenId, deps.clock.now()) : undefined;
       if (!taken) throw new DomainError('vault.token_invalid', `No usable token "${tokenId.slice(0, 40)}": a token works once, within 10 minutes, with the keys of the merchant and mode that made it.`, 'token');
       return cardFromSecret(decodeSecret(keys.open(taken.sealed, taken.token.id)), taken.token);
+    },
+    async requestFingerprint(scope, card) {
+      assertUsable(scope);
+      const c = canonical(card);
+      // Tagged, so that it can never equal a card's fingerprint (the bare number under the same key).
+      return fingerprint(deps.reads, scope.merchantId, JSON.stringify(['idempotency-request', c.number, c.expMonth, c.expYear, c.name]));
+    },
+    async tokenHoldsCard(tx, scope, tokenId, card) {
+      const found = tokenId.startsWith(TOKEN_ID_PREFIX) ? await tx.vault.findToken(scope, tokenId, deps.clock.now()) : undefined;
+      if (!found) return true;
+      const held = decodeSecret(keys.open(found.sealed, found.token.id));
+      const c = canonical(card);
+      const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+      const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+      return same(held.number, c.number) && same(held.name, c.name) && same(held.cvc ?? '', card.cvc) && found.token.expMonth === c.expMonth && found.token.expYear === c.expYear;
     },
     async openCard(scope, customerId, cardId) {
       if (!cardId.startsWith(CARD_ID_PREFIX)) return undefined;

@@ -45,6 +45,8 @@ export interface CardVault {
   insertToken(token: CardToken, sealed: SealedSecret, held?: HeldFor): Promise<void>;
   /** Takes (deletes and answers) the card held for this payment, if any. */
   takeHeldCard(paymentId: string): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
+  /** A token still usable at `now` (the scope's, unexpired, not a held card), read without taking it. */
+  findToken(scope: Scope, tokenId: string, now: Date): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
   /** Takes a token for its one use: deleted and answered if it is the scope's and unexpired at `now`. */
   takeToken(scope: Scope, tokenId: string, now: Date): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
   /** Deletes up to `limit` tokens expired at `now`; answers how many. */

@@ -151,6 +151,13 @@ export class PostgresCardVault implements CardVault {
     );
   }
 
+  async findToken(scope: Scope, tokenId: string, now: Date): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
+    const row = await translateErrors(() =>
+      this.#db<TokenRow>('vault_tokens').where({ id: tokenId, merchant_id: scope.merchantId, livemode: scope.livemode }).whereNull('order_id').andWhere('expires_at', '>', now).first(),
+    );
+    return row ? { token: tokenOf(row), sealed: sealedOf(row) } : undefined;
+  }
+
   async takeToken(scope: Scope, tokenId: string, now: Date): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
     // Deleted as it is read: a second use (even a concurrent one) finds nothing.
     const rows = await translateErrors(() =>
