@@ -12,6 +12,8 @@ import { buildGateway } from '../gateway/app.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { createAesGcmKeyRing } from '../src/adapters/crypto/aes-gcm-key-ring.ts';
 import { luhnValid } from '../src/domain/payment/card.ts';
+import { PostgresWebhookEndpointRepository } from '../src/adapters/postgres/webhook/postgres-webhook-endpoint-repository.ts';
+import { createSigningSecrets } from '../src/application/webhook/signing-secrets.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -385,6 +387,10 @@ describe('key rotation', () => {
     const card = (await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'approved')) })).json();
     const before = await db.knex('vault_cards').where({ id: card.id }).first();
     expect(before.kek_id).toBe(OLD_KEK.id);
+    // A webhook endpoint's signing secret is sealed under the same KEK, and rotated with the cards.
+    const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/rotated' })).json();
+    const secretBefore = await db.knex('webhook_endpoint_secrets').where({ endpoint_id: endpoint.id }).first();
+    expect(secretBefore).toMatchObject({ kek_id: OLD_KEK.id, secret: null });
 
     // The operator adds the new KEK first and makes it active; the old one stays to decrypt.
     await app.close();
@@ -403,6 +409,9 @@ describe('key rotation', () => {
     expect(after.kek_id).toBe(NEW_KEK.id);
     expect(Buffer.compare(after.ciphertext, before.ciphertext)).toBe(0);
     expect(Buffer.compare(after.wrapped_key, before.wrapped_key)).not.toBe(0);
+    const secretAfter = await db.knex('webhook_endpoint_secrets').where({ endpoint_id: endpoint.id }).first();
+    expect(secretAfter.kek_id).toBe(NEW_KEK.id);
+    expect(Buffer.compare(secretAfter.ciphertext, secretBefore.ciphertext)).toBe(0);
     expect((await core.rotateVaultKeys()).rewrapped).toBe(0);
 
     // The old KEK can go now: every card opens under the new one alone (fingerprints unchanged).
@@ -412,11 +421,14 @@ describe('key rotation', () => {
     expect(paidAfter.json().status).toBe('paid');
     const again = (await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'approved')) })).json();
     expect(again.fingerprint).toBe(card.fingerprint);
+    // The re-wrapped signing secret opens under the new KEK alone: the same secret signs.
+    const stored = await new PostgresWebhookEndpointRepository(db.knex).activeSecrets(endpoint.id, new Date());
+    expect(createSigningSecrets(createAesGcmKeyRing({ keys: [NEW_KEK], configured: true })).open(stored, endpoint.id)).toEqual([endpoint.secret]);
   });
 });
 
 describe('no card number leaks', () => {
-  it('finds no test card number nor CVC in any table, log line or event of the run', async () => {
+  it('finds no test card number nor CVC, and no webhook signing secret, in any table, log line or event of the run', async () => {
     // A run of every path that handles a number: vault by raw fields and by token, charge, delete.
     const customer = await newCustomer();
     const viaRaw = (await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'approved')) })).json();
@@ -432,6 +444,19 @@ describe('no card number leaks', () => {
     }
     await call('DELETE', `/v1/customers/${customer}/cards/${viaRaw.id}`);
     await call('DELETE', `/v1/customers/${customer}`);
+    // Webhook signing secrets: the sandboxes', and an endpoint's created and rotated under Idempotency-Keys,
+    // each repeated (the repeat answers the same secret, read back sealed).
+    const signingSecrets = [shop.webhook_secret, shop.live_webhook_secret, other.webhook_secret, other.live_webhook_secret];
+    for (let i = 0; i < 2; i++) {
+      const endpoint = await call('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hooks', enabled_events: ['*'] }, shop.test_secret_key, { 'idempotency-key': 'leak-endpoint' });
+      expect(endpoint.statusCode, endpoint.body).toBe(201);
+      signingSecrets.push(endpoint.json().secret);
+      const rotated = await call('POST', `/v1/webhook_endpoints/${endpoint.json().id}/rotate_secret`, {}, shop.test_secret_key, { 'idempotency-key': 'leak-rotate' });
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      signingSecrets.push(rotated.json().secret);
+    }
+    expect(new Set(signingSecrets).size, 'a repeat answers the same secret').toBe(6);
+    for (const secret of signingSecrets) expect(secret).toMatch(/^whsec_/);
 
     const secrets = [...shop.test_cards, ...other.test_cards].flatMap((c) => [c.number, c.number.replace(/(\d{4})(?=\d)/g, '$1 ')]);
     const haystacks: Array<[string, string]> = [];
@@ -444,7 +469,7 @@ describe('no card number leaks', () => {
         for (const hex of row.match(/\\\\x[0-9a-f]+/g) ?? []) haystacks.push([`table ${tablename} (bytea)`, Buffer.from(hex.slice(3), 'hex').toString('latin1')]);
       }
     }
-    expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['vault_cards', 'vault_tokens', 'customers', 'orders', 'events', 'idempotency_keys', 'payment_attempts']));
+    expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['vault_cards', 'vault_tokens', 'customers', 'orders', 'events', 'idempotency_keys', 'payment_attempts', 'webhook_endpoint_secrets']));
     for (const line of logLines) haystacks.push(['log', line]);
     for (const event of await db.knex('events').select('type', 'data')) haystacks.push([`event ${event.type}`, JSON.stringify(event.data)]);
     expect(logLines.length).toBeGreaterThan(20);
@@ -452,6 +477,10 @@ describe('no card number leaks', () => {
       for (const secret of secrets) expect(text.includes(secret), `${where} holds a card number`).toBe(false);
       // The CVC as a value: quoted, or a whole field of a row.
       expect(/"987"|[(,]987[,)]/.test(text), `${where} holds the CVC`).toBe(false);
+      // Signing secrets are answered once by design (and this test logs every answer): at rest, none.
+      if (where === 'log') continue;
+      expect(text.includes('whsec_'), `${where} holds a webhook signing secret`).toBe(false);
+      for (const secret of signingSecrets) expect(text.includes(secret.slice('whsec_'.length)), `${where} holds a webhook signing secret`).toBe(false);
     }
     expect(internalErrors).toEqual([]);
   });

@@ -83,6 +83,7 @@ import { createCustomerService } from '../application/customer/customer-service.
 import { CustomerService } from '../gen/checkout/v1/customer_pb.ts';
 import type { KeyRing } from '../ports/vault/key-ring.port.ts';
 import { ephemeralKeyRing } from './vault-keys.ts';
+import { createSigningSecrets } from '../application/webhook/signing-secrets.ts';
 import type { Metrics } from '../ports/telemetry/metrics.port.ts';
 
 /** What the core needs from its host process. */
@@ -161,6 +162,8 @@ export function createCore(options: CoreOptions): Core {
   const evidenceStore = new PostgresEvidenceRepository(options.knex);
   const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore });
   const keyRing = options.keyRing ?? ephemeralKeyRing();
+  // Webhook signing secrets are sealed under the vault's keys too (and re-wrapped by its rotation).
+  const signingSecrets = createSigningSecrets(keyRing);
   const cardReads = new PostgresCardVault(options.knex);
   // The vault verifies cards on the payment engine's routes (read when it verifies one); the engine
   // saves a paying card through the vault's saving.
@@ -264,13 +267,14 @@ export function createCore(options: CoreOptions): Core {
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, ids, clock, addressPolicy, idempotent });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, ids, clock, addressPolicy, idempotent, secrets: signingSecrets });
   const eventService = createEventService({
     authenticate,
     idempotent,
     events: new PostgresEventLog(options.knex),
     queue: webhookQueue,
     endpoints,
+    secrets: signingSecrets,
     feed: options.eventFeed ?? NO_FEED,
     clock,
   });
@@ -296,8 +300,8 @@ export function createCore(options: CoreOptions): Core {
       router.service(SubscriptionService, guardRequests(SubscriptionService, createSubscriptionService(subscriptionDeps), onInternalError, newRequestId, secretKey));
       router.service(TestClockService, guardRequests(TestClockService, createTestClockService(subscriptionDeps), onInternalError, newRequestId, secretKey));
     },
-    createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
-    createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
+    createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost, secrets: signingSecrets }),
+    createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost, secrets: signingSecrets }),
     issueApiKeys: createIssueApiKeys({ merchants, ids, clock }),
     merchants,
     payments,

@@ -21,6 +21,15 @@ export interface IdempotentCall<I extends DescMessage, O extends DescMessage> {
    * idempotency_key_reused. Runs in the repeat's transaction.
    */
   readonly replays?: (tx: TransactionScope, response: MessageShape<O>) => Promise<boolean>;
+  /**
+   * For a response carrying a secret that must not rest in clear (a webhook signing secret): what
+   * of it is kept under the key (the secret replaced by a reference), and how a repeat gets it back
+   * (the secret read again where it is kept sealed, in the repeat's transaction).
+   */
+  readonly atRest?: {
+    readonly keep: (response: MessageShape<O>) => MessageShape<O>;
+    readonly restore: (tx: TransactionScope, kept: MessageShape<O>) => Promise<MessageShape<O>>;
+  };
 }
 
 /** Runs a state-changing call in one transaction, once per Idempotency-Key. */
@@ -59,7 +68,8 @@ export function createIdempotent(uow: UnitOfWork): Idempotent {
       const found = await tx.requests.claim(request);
       switch (found.kind) {
         case 'replay': {
-          const response = fromJson(call.output, found.response as JsonValue);
+          const kept = fromJson(call.output, found.response as JsonValue);
+          const response = call.atRest ? await call.atRest.restore(tx, kept) : kept;
           if (call.replays && !(await call.replays(tx, response))) throw reused(key, call.operation);
           ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
           return response;
@@ -70,7 +80,7 @@ export function createIdempotent(uow: UnitOfWork): Idempotent {
           break;
       }
       const response = await work(tx, afterCommit);
-      await tx.requests.complete(request, '', toJson(call.output, response));
+      await tx.requests.complete(request, '', toJson(call.output, call.atRest ? call.atRest.keep(response) : response));
       return response;
     });
   };

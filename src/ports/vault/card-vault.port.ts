@@ -57,8 +57,13 @@ export interface CardVault {
   keepMerchantSecret(merchantId: string, sealed: SealedSecret, now: Date): Promise<SealedSecret>;
 }
 
-/** The vault's data keys as a whole, for `checkout keys rotate`. */
+/** The vault's data keys as a whole (cards, tokens, fingerprint secrets, webhook signing secrets), for `checkout keys rotate`. */
 export interface VaultKeys {
+  /**
+   * In one transaction: takes up to `limit` secrets still stored in clear (webhook signing secrets an
+   * earlier release wrote), replaces each with `seal`'s answer, and answers how many it sealed.
+   */
+  sealClearBatch(limit: number, seal: (plaintext: string, context: string) => SealedSecret): Promise<number>;
   /**
    * In one transaction: takes up to `limit` data keys not wrapped by `activeKeyId` (skipping rows
    * another rotation holds), replaces each with `rewrap`'s answer, and answers how many it changed.
