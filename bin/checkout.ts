@@ -9,7 +9,7 @@ import { startService, startWorkerProcess, type RunningService, type StopOptions
 import { StartCancelledError } from '../src/composition/events.ts';
 import type { StopOutcome } from '../src/composition/shutdown.ts';
 import { whenNpxExits } from '../sdk/cli/npx-parent.ts';
-import { migrateDatabase, openDatabase, redactUrl, StartupError } from '../src/composition/startup.ts';
+import { migrateDatabase, openDatabase, redactUrl, revertLastMigration, StartupError } from '../src/composition/startup.ts';
 import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { parseWorkerNames, WORKER_NAMES, WORKER_ROLES, type WorkerName } from '../src/composition/worker-names.ts';
 
@@ -19,16 +19,19 @@ const USAGE = `Usage:
   checkout worker --only NAME[,NAME…]              run some workers in a process of their own:
 ${WORKER_NAMES.map((name) => `                                                     ${name.padEnd(11)}${WORKER_ROLES[name]}`).join('\n')}
   checkout dispatch                                the same as: checkout worker --only dispatcher
-  checkout migrate                                 run database migrations
+  checkout migrate [--down]                        run database migrations (with the vault's keys: 025 seals
+                                                   the webhook signing secrets); --down reverts the last one
   checkout sandbox create --name NAME [--settlement-currency EUR]
                                                    create a sandbox merchant and print its test and live
                                                    keys (shown once)
   checkout keys create --merchant mer_… --mode test|live
                                                    issue a further secret and publishable key for a
                                                    merchant and print them (shown once)
-  checkout keys rotate [--batch-size N]            re-wrap every card-vault data key under the active key
-                                                   (VAULT_ACTIVE_KEY, or the first of VAULT_KEYS), in batches,
-                                                   while the service runs; prints the counts per key id
+  checkout keys rotate [--batch-size N]            re-wrap every vault data key (cards, tokens, webhook signing
+                                                   secrets) under the active key (VAULT_ACTIVE_KEY, or the first
+                                                   of VAULT_KEYS), in batches, while the service runs; seals a
+                                                   signing secret an earlier release stored in clear; prints
+                                                   the counts per key id
   checkout ledger verify                           check every invariant of the ledger (docs/money.md);
                                                    exits 1 naming the first one broken
   checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
@@ -41,7 +44,7 @@ async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>
   const config = loadConfig();
   const { databaseUrl, publicUrl, checkoutUrl } = config;
   const keyRing = loadKeyRing(config, { warn: (line) => process.stderr.write(`checkout: ${line}\n`) });
-  const knex = await openDatabase(databaseUrl, 2);
+  const knex = await openDatabase(databaseUrl, 2, true, keyRing);
   try {
     return await work(createCore({ knex, keyRing, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), databaseUrl);
   } finally {
@@ -153,7 +156,15 @@ async function main(argv: string[]): Promise<number> {
       return runWorkers(names);
     }
     case 'migrate': {
-      const applied = await migrateDatabase(config().databaseUrl);
+      const { values } = parseArgs({ args: argv.slice(1), options: { down: { type: 'boolean', default: false } } });
+      const settings = config();
+      const keyRing = loadKeyRing(settings, { warn: (line) => process.stderr.write(`checkout: ${line}\n`) });
+      if (values.down) {
+        const reverted = await revertLastMigration(settings.databaseUrl, keyRing);
+        process.stdout.write(reverted.length ? `Reverted: ${reverted.join(', ')}\n` : 'No migration to revert.\n');
+        return 0;
+      }
+      const applied = await migrateDatabase(settings.databaseUrl, keyRing);
       process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
       return 0;
     }
@@ -180,7 +191,8 @@ async function main(argv: string[]): Promise<number> {
           const report = await core.rotateVaultKeys({ batchSize, onBatch: (n) => process.stdout.write(`re-wrapped ${n} data keys\n`) });
           const counts = (c: Readonly<Record<string, number>>) => Object.entries(c).map(([id, n]) => `${id}: ${n}`).join(', ') || 'none';
           process.stdout.write(
-            `keys rotate: active key ${report.activeKeyId}; re-wrapped ${report.rewrapped} data keys in ${report.batches} batches (no card number decrypted)\n` +
+            (report.sealed > 0 ? `keys rotate: sealed ${report.sealed} webhook signing secrets an earlier release stored in clear\n` : '') +
+              `keys rotate: active key ${report.activeKeyId}; re-wrapped ${report.rewrapped} data keys in ${report.batches} batches (no card number decrypted)\n` +
               `data keys per key id before: ${counts(report.before)}\nafter: ${counts(report.after)}\n`,
           );
           const left = Object.entries(report.after).filter(([id, n]) => id !== report.activeKeyId && n > 0);

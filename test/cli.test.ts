@@ -234,13 +234,14 @@ describe('checkout sandbox create', () => {
       expect(rows).toEqual(expect.arrayContaining(expected));
       for (const row of rows) expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
 
-      // No column of any row of any table holds a key in clear (webhook secrets are stored on purpose: the dispatcher signs with them).
-      const keys = [acme.test_secret_key, acme.test_publishable_key, acme.live_secret_key, acme.live_publishable_key];
+      // No column of any row of any table holds a key in clear, nor a webhook signing secret (sealed under the vault's keys).
+      const keys = [acme.test_secret_key, acme.test_publishable_key, acme.live_secret_key, acme.live_publishable_key, acme.webhook_secret, acme.live_webhook_secret];
       const tables = (await knex('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name')) as string[];
       expect(tables).toContain('api_keys');
       for (const table of tables) {
         const dump = ((await knex.raw('SELECT t::text AS row FROM ?? t', [table])) as { rows: { row: string }[] }).rows.map((r) => r.row).join('\n');
         for (const key of keys) expect(dump.includes(key), `${table} contains a key in clear`).toBe(false);
+        expect(dump.includes('whsec_'), `${table} contains a webhook signing secret in clear`).toBe(false);
       }
     } finally {
       await knex.destroy();

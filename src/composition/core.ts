@@ -86,6 +86,7 @@ import { createCustomerService } from '../application/customer/customer-service.
 import { CustomerService } from '../gen/checkout/v1/customer_pb.ts';
 import type { KeyRing } from '../ports/vault/key-ring.port.ts';
 import { ephemeralKeyRing } from './vault-keys.ts';
+import { createSigningSecrets } from '../application/webhook/signing-secrets.ts';
 import type { Metrics } from '../ports/telemetry/metrics.port.ts';
 
 /** What the core needs from its host process. */
@@ -173,6 +174,21 @@ export function createCore(options: CoreOptions): Core {
   const disputeStore = new PostgresDisputeRepository(options.knex);
   const evidenceStore = new PostgresEvidenceRepository(options.knex);
   const getOrder = createGetOrder({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore });
+  const keyRing = options.keyRing ?? ephemeralKeyRing();
+  // Webhook signing secrets are sealed under the vault's keys too (and re-wrapped by its rotation).
+  const signingSecrets = createSigningSecrets(keyRing);
+  const cardReads = new PostgresCardVault(options.knex);
+  // The vault verifies cards on the payment engine's routes (read when it verifies one); the engine
+  // saves a paying card through the vault's saving.
+  const vault = createCardVaultUseCases({
+    keys: keyRing,
+    reads: cardReads,
+    routesOf: (livemode) => payments.kit.routesOf(livemode),
+    testCards: merchants,
+    onBackgroundError: options.onInternalError,
+    ids,
+    clock,
+  });
   const paymentDeps = {
     uow,
     reads: { orders, payments: paymentStore },
@@ -185,6 +201,7 @@ export function createCore(options: CoreOptions): Core {
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
     metrics: options.metrics,
+    cardSaving: vault.saving,
   };
   const payments = createPayments(paymentDeps);
   // The payment engine at another clock's time: a test clock's, for the subscriptions on it.
@@ -194,10 +211,7 @@ export function createCore(options: CoreOptions): Core {
   const idempotent = createIdempotent(uow);
   const captureOrder = createCaptureOrder(payments.kit);
   const orderCreation = new PostgresOrderCreationStore(options.knex);
-  const keyRing = options.keyRing ?? ephemeralKeyRing();
   const customers = new PostgresCustomerRepository(options.knex);
-  const cardReads = new PostgresCardVault(options.knex);
-  const vault = createCardVaultUseCases({ keys: keyRing, reads: cardReads, kit: payments.kit, ids, clock });
   const customerService = createCustomerService({ authenticate, idempotent, customers, cards: cardReads, vault, ids, clock });
   const subscriptionReader = new PostgresSubscriptionReader(options.knex);
   const billing = createBilling({
@@ -276,13 +290,14 @@ export function createCore(options: CoreOptions): Core {
   const webhookQueue = new PostgresWebhookDeliveryQueue(options.knex);
   const endpoints = new PostgresWebhookEndpointRepository(options.knex);
   const addressPolicy = createAddressPolicy({ allowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false });
-  const endpointService = createWebhookEndpointService({ authenticate, endpoints, ids, clock, addressPolicy, idempotent });
+  const endpointService = createWebhookEndpointService({ authenticate, endpoints, ids, clock, addressPolicy, idempotent, secrets: signingSecrets });
   const eventService = createEventService({
     authenticate,
     idempotent,
     events: new PostgresEventLog(options.knex),
     queue: webhookQueue,
     endpoints,
+    secrets: signingSecrets,
     feed: options.eventFeed ?? NO_FEED,
     clock,
   });
@@ -308,8 +323,8 @@ export function createCore(options: CoreOptions): Core {
       router.service(SubscriptionService, guardRequests(SubscriptionService, createSubscriptionService(subscriptionDeps), onInternalError, newRequestId, secretKey));
       router.service(TestClockService, guardRequests(TestClockService, createTestClockService(subscriptionDeps), onInternalError, newRequestId, secretKey));
     },
-    createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
-    createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost }),
+    createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost, secrets: signingSecrets }),
+    createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost, secrets: signingSecrets }),
     issueApiKeys: createIssueApiKeys({ merchants, ids, clock }),
     merchants,
     payments,

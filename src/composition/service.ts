@@ -86,7 +86,16 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
  *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config, options: ProcessOptions = {}): Promise<RunningService> {
-  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements);
+  // Read first: the migrations seal with them (025, the webhook signing secrets). Its warning (a
+  // development key generated) is logged once the logger exists.
+  const vaultWarnings: string[] = [];
+  let keyRing;
+  try {
+    keyRing = loadKeyRing(config, { warn: (line) => vaultWarnings.push(line) });
+  } catch (err) {
+    throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
+  }
+  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements, keyRing);
   const installationId = await readInstallationId(knex);
   const { logger, log, metrics } = createObservability(config, 'serve', knex, options.logDestination);
   let events;
@@ -95,16 +104,6 @@ export async function startService(config: Config, options: ProcessOptions = {})
   } catch (err) {
     await knex.destroy();
     throw err;
-  }
-  // Read before anything is served; its warning (a development key generated) is logged once the logger exists.
-  const vaultWarnings: string[] = [];
-  let keyRing;
-  try {
-    keyRing = loadKeyRing(config, { warn: (line) => vaultWarnings.push(line) });
-  } catch (err) {
-    await events.close();
-    await knex.destroy();
-    throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
   }
   const core = createCore({
     knex,
@@ -152,7 +151,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     await knex.destroy();
     throw err;
   }
-  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics });
+  const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics, keyRing });
   log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
   for (const line of vaultWarnings) log.warn(line);
@@ -205,9 +204,18 @@ async function stopProcess(config: Config, log: Log, options: StopOptions, stage
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: StartOptions = {}): Promise<RunningWorkers> {
-  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
+  // Read first: the migrations seal with them; a development key's warning is logged once the logger exists.
+  const vaultWarnings: string[] = [];
+  let keyRing;
+  try {
+    keyRing = loadKeyRing(config, { warn: (line) => vaultWarnings.push(line) });
+  } catch (err) {
+    throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
+  }
+  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements, keyRing);
   const installationId = await readInstallationId(knex);
   const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
+  for (const line of vaultWarnings) log.warn(line);
   let events: EventLink | undefined;
   try {
     // Nothing to do without NATS for these: wait for it as long as it takes.
@@ -218,7 +226,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
   }
   const core = createCore({
     knex,
-    keyRing: loadKeyRing(config, log),
+    keyRing,
     apiBaseUrl: config.publicUrl,
     checkoutHost: config.checkoutUrl,
     onInternalError: (err, requestId) => log.error(`${faultName(err)}${requestId ? ` (request ${requestId})` : ''}`, err),
@@ -234,7 +242,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     await knex.destroy();
     throw err;
   }
-  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics });
+  const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics, keyRing });
   await Promise.all(workers.map((worker) => worker.started));
   if (config.webhookAllowPrivateNetworks && names.includes('dispatcher')) log.warn(PRIVATE_NETWORKS_WARNING);
   log.info(`Workers running: ${names.join(', ')} (of ${WORKER_NAMES.join(', ')})`);

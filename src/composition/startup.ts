@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { createDatabase, migrateLatest } from '../adapters/postgres/database.ts';
+import { createDatabase, migrateLatest, migrateDown } from '../adapters/postgres/database.ts';
+import type { KeyRing } from '../ports/vault/key-ring.port.ts';
 
 /** Failure to start, with a message for the operator. */
 export class StartupError extends Error {
@@ -50,14 +51,15 @@ export async function ensureDatabase(url: string): Promise<void> {
 }
 
 /**
- * Opens a pool on the configured database, creating and migrating it first.
+ * Opens a pool on the configured database, creating and migrating it first (with the vault's keys,
+ * which migration 027 seals the webhook signing secrets under).
  * @throws StartupError when Postgres cannot be reached or the database cannot be created.
  */
-export async function openDatabase(url: string, poolMax: number, namedStatements = true): Promise<Knex> {
+export async function openDatabase(url: string, poolMax: number, namedStatements = true, keyRing?: KeyRing): Promise<Knex> {
   await ensureDatabase(url);
   const knex = createDatabase({ url, poolMax, namedStatements });
   try {
-    await migrateLatest(knex);
+    await migrateLatest(knex, { keyRing });
   } catch (err) {
     await knex.destroy();
     throw err;
@@ -66,14 +68,28 @@ export async function openDatabase(url: string, poolMax: number, namedStatements
 }
 
 /**
- * Creates the database if needed and runs the pending migrations (`checkout migrate`); answers their names.
+ * Creates the database if needed and runs the pending migrations (`checkout migrate`) with the
+ * vault's keys; answers their names.
  * @throws StartupError when Postgres cannot be reached or the database cannot be created.
  */
-export async function migrateDatabase(url: string): Promise<string[]> {
+export async function migrateDatabase(url: string, keyRing?: KeyRing): Promise<string[]> {
   await ensureDatabase(url);
   const knex = createDatabase({ url, poolMax: 1 });
   try {
-    return await migrateLatest(knex);
+    return await migrateLatest(knex, { keyRing });
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/**
+ * Reverts the last migration applied (`checkout migrate --down`), with the vault's keys (reverting
+ * 027 opens the webhook signing secrets back into clear for an earlier release); answers its name.
+ */
+export async function revertLastMigration(url: string, keyRing?: KeyRing): Promise<string[]> {
+  const knex = createDatabase({ url, poolMax: 1 });
+  try {
+    return await migrateDown(knex, { keyRing });
   } finally {
     await knex.destroy();
   }

@@ -28,6 +28,8 @@ import {
   type WebhookDispatcher,
 } from '../application/webhook/webhook-dispatcher.ts';
 import type { Metrics } from '../ports/telemetry/metrics.port.ts';
+import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import { createSigningSecrets } from '../application/webhook/signing-secrets.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook/retry-schedule.ts';
 import type { Payments } from '../application/payment/payments.ts';
 import type { EventLink } from './events.ts';
@@ -67,6 +69,8 @@ export interface WorkerContext {
   readonly log: Log;
   /** Where the relay and the dispatcher count; nothing is counted when absent. */
   readonly metrics?: Metrics;
+  /** The vault's keys, which seal the webhook signing secrets the dispatcher signs with. */
+  readonly keyRing: KeyRing;
 }
 
 /** Logs an event the dispatcher could not account for: at error level when it is given up, at warn while it is retried. */
@@ -108,12 +112,16 @@ export interface DispatcherReports {
   readonly unknownEventDeliveries?: number;
 }
 
-/** Builds the webhook dispatcher of this installation over the durable consumer "webhook-dispatcher". */
-export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, installationId: string, reports: DispatcherReports): WebhookDispatcher {
+/**
+ * Builds the webhook dispatcher of this installation over the durable consumer "webhook-dispatcher".
+ * It opens each signing secret once and keeps it in memory by the secret's id (createSigningSecrets).
+ */
+export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, installationId: string, keyRing: KeyRing, reports: DispatcherReports): WebhookDispatcher {
   return createWebhookDispatcher({
     subscription: new JetStreamEventSubscription(nc, streamOptions(config, installationId), 'webhook-dispatcher'),
     queue: new PostgresWebhookDeliveryQueue(knex),
     sender: new NodeHttpWebhookSender(createAddressPolicy({ allowPrivateNetworks: config.webhookAllowPrivateNetworks })),
+    secrets: createSigningSecrets(keyRing),
     clock: systemClock,
     policy: { baseMs: config.webhookRetryBaseMs, capMs: config.webhookRetryCapMs, windowMs: RETRY_WINDOW_MS },
     concurrency: config.webhookConcurrency.total,
@@ -209,7 +217,7 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
   const started = events.ready.then(async (nc) => {
     if (!nc || stopped) return;
     knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax), namedStatements: ctx.config.databaseNamedStatements });
-    dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, {
+    dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, ctx.keyRing, {
       onError: (err, about) => ctx.log.warn(about?.endpointId ? 'webhook dispatcher: delivery failed on our side; its lease will expire and it is retried' : 'webhook dispatcher', err, eventFields(about)),
       onUnaccounted: (report) => logUnaccounted(report, ctx.log),
       onAttempt: (report) => logAttempt(report, ctx.log),

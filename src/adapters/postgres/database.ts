@@ -1,7 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { ConflictError, ServiceUnavailableError } from '../../ports/shared/errors.ts';
-import { migrationSource } from './migrations/index.ts';
+import { migrationSource, migrationSourceFor, type MigrationContext } from './migrations/index.ts';
 
 // int8 (bigint) arrives as a string; mappers turn it into a BigInt, never a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
@@ -42,9 +42,15 @@ export function namedStatementsAllowed(knex: Knex): boolean {
   return !UNNAMED_ONLY.has(knex);
 }
 
+/** Reverts the last migration applied; answers its name (none when nothing is applied). */
+export async function migrateDown(knex: Knex, context: MigrationContext = {}): Promise<string[]> {
+  const [, reverted] = (await knex.migrate.down({ migrationSource: migrationSourceFor(context) })) as [number, string[]];
+  return reverted;
+}
+
 /** Runs pending migrations; answers the names of those applied. */
-export async function migrateLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest()) as [number, string[]];
+export async function migrateLatest(knex: Knex, context: MigrationContext = {}): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest({ migrationSource: migrationSourceFor(context) })) as [number, string[]];
   return applied;
 }
 

@@ -8,8 +8,6 @@ import { attemptsOf } from '../payment/payment-kit.ts';
 import type { Payments } from '../payment/payments.ts';
 import { checkoutView, type CheckoutView } from './checkout-view.ts';
 import { authorizeCheckout, type CheckoutCredential } from './checkout-authorization.ts';
-import type { Card } from '../../domain/payment/card.ts';
-import { invalid } from '../../domain/shared/domain-error.ts';
 import { takesPayment } from '../../domain/order/order-transitions.ts';
 import type { CardVault } from '../../ports/vault/card-vault.port.ts';
 import { cardNotFound, type CardVaultUseCases } from '../vault/card-vault-use-cases.ts';
@@ -29,7 +27,10 @@ export interface CheckoutPayments {
    * client secret), only when it authorizes the order; without, as the hosted page does by its id.
    */
   view(checkoutId: string, credential?: CheckoutCredential): Promise<CheckoutView>;
-  /** Pays with a card or the wallet; idempotent per submission id. `saveCard`: vault the typed card for the order's customer once paid. */
+  /**
+   * Pays with a card or the wallet; idempotent per submission id. `saveCard`: vault the typed card
+   * for the order's customer if this submission's payment succeeds (and only then).
+   */
   pay(checkoutId: string, credential: CheckoutCredential, submissionId: string, instrument: PaymentInstrument, client: PaymentClient, saveCard?: boolean): Promise<PaymentResult>;
   /** Pays with one of the order's customer's saved cards (one click); idempotent per submission id. */
   paySaved(checkoutId: string, credential: CheckoutCredential, submissionId: string, cardId: string, client: PaymentClient): Promise<PaymentResult>;
@@ -61,28 +62,7 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
     authorized(credential)(order);
     return order;
   };
-  /** After a payment on the page: the card it asked to save is vaulted if the order is now paid, else dropped. */
-  const settleSave = async (result: PaymentResult): Promise<void> => {
-    if (!vault || result.status === 'requires_authentication') return;
-    const { order } = result.view;
-    try {
-      await deps.uow.run(async (tx) => {
-        const card = await vault.useCases.takeHeldForOrder(tx, order.id);
-        if (!card || result.status !== 'succeeded' || !order.customerId) return;
-        const scope = { merchantId: order.merchantId, livemode: order.livemode };
-        // A customer deleted meanwhile gets nothing saved.
-        if (!(await tx.customers.lock(scope, order.customerId))) return;
-        await vault.useCases.vaultCard(tx, scope, order.customerId, { kind: 'paid', card });
-      });
-    } catch (err) {
-      // The payment stands; only the saving failed (reported, never shown as a failed payment).
-      deps.onBackgroundError(err);
-    }
-  };
   const authorized = (credential: CheckoutCredential) => (order: Order) => authorizeCheckout(order, credential, deps.clock.now());
-  const holdCard = async (order: Order, card: Card): Promise<void> => {
-    await deps.uow.run((tx) => vault!.useCases.holdForOrder(tx, { merchantId: order.merchantId, livemode: order.livemode }, order.id, card));
-  };
   const asResult = async (outcome: PaymentOutcome): Promise<PaymentResult> => ({
     status: outcome.status,
     view: await withCards(checkoutView(outcome.settled.order, outcome.settled.attempts, outcome.settled.merchant)),
@@ -105,14 +85,8 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
       return withCards(checkoutView(order, await attemptsOf(deps.reads.payments, orderId), await kit.merchantOf(order.merchantId)));
     },
     async pay(checkoutId, credential, submissionId, instrument, client, saveCard = false) {
-      if (saveCard && instrument.method === 'card' && vault) {
-        const order = await orderOfPage(checkoutId, credential);
-        if (!order.customerId) throw invalid('request.parameter_invalid', 'save_card', 'This checkout names no customer to save the card for.');
-        await holdCard(order, instrument.card);
-      }
-      const result = await asResult(await payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), submissionId, instrument, client }));
-      if (saveCard) await settleSave(result);
-      return result;
+      // The card to save is held for this submission's payment, and saved by the engine with its success only.
+      return asResult(await payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), submissionId, instrument, client, saveCard }));
     },
     async paySaved(checkoutId, credential, submissionId, cardId, client) {
       const order = await orderOfPage(checkoutId, credential);
@@ -123,9 +97,8 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
       return asResult(await payments.payOrder({ orderId: order.id, authorize: authorized(credential), submissionId, instrument, client }));
     },
     async authenticate(checkoutId, credential, attemptId, answer) {
-      const result = await asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), attemptId, answer }));
-      await settleSave(result);
-      return result;
+      // A card its payment was asked to save is saved (or dropped) by the engine, with that payment's own end.
+      return asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), attemptId, answer }));
     },
   };
 }

@@ -35,6 +35,7 @@ import type { Idempotent } from '../idempotency/idempotent.ts';
 import type { Authenticate } from '../merchant/authenticate.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../order/list-orders.ts';
 import { ApplicationError } from '../shared/application-error.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../order/order-service.ts';
 import { cardNotFound, type CardVaultUseCases } from '../vault/card-vault-use-cases.ts';
 import { cardTokenToProto, customerToProto, savedCardToProto } from './customer-mapper.ts';
 
@@ -60,27 +61,32 @@ function cardOf(details: VaultCardDetails | undefined, now: Date): Card {
   return parseCard({ number: details?.number ?? '', expMonth: details?.expMonth ?? 0, expYear: details?.expYear ?? 0, cvc: details?.cvc ?? '', name: details?.name ?? '' }, now);
 }
 
-/**
- * The request an Idempotency-Key's fingerprint is taken of, for calls that carry card fields: the
- * number cut to its last four digits and the CVC left out, since the fingerprint is a plain hash
- * stored for 24 hours (PCI DSS 3.5.1.1 allows only keyed hashes of a number).
- */
-function withoutCardSecrets<T extends { card?: VaultCardDetails | undefined }>(request: T): T {
-  if (!request.card) return request;
-  return { ...request, card: { ...request.card, number: request.card.number.replace(/[\s-]/g, '').slice(-4), cvc: '' } };
-}
-
 /** Implements checkout.v1.CustomerService: customers, their vaulted cards, and card tokens. */
 export function createCustomerService(deps: CustomerServiceDeps): ServiceImpl<typeof CustomerService> {
   const secret = (ctx: HandlerContext) => deps.authenticate(ctx, 'secret');
-  const keyed = <I extends DescMessage, O extends DescMessage>(
+  /**
+   * The request an Idempotency-Key's fingerprint is taken of: card fields replaced by their keyed
+   * hash (the vault's requestFingerprint), so that another card under the key (any field but the
+   * CVC, which the token check compares) is a different request, and no record holds a number or
+   * anything that finds one without the vault's keys. Computed only when a key is sent.
+   */
+  const fingerprinted = async <T extends { card?: VaultCardDetails | undefined }>(ctx: HandlerContext, scope: Scope, request: T): Promise<T> => {
+    if (!request.card || ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER) === null) return request;
+    const number = await deps.vault.requestFingerprint(scope, request.card);
+    return { ...request, card: { ...request.card, number, expMonth: 0, expYear: 0, cvc: '', name: '' } };
+  };
+  const keyed = async <I extends DescMessage, O extends DescMessage>(
     ctx: HandlerContext,
     operation: string,
     input: I,
     request: MessageShape<I>,
     output: O,
     fn: (scope: Scope, tx: TransactionScope) => Promise<MessageShape<O>>,
-  ) => secret(ctx).then((scope) => deps.idempotent(ctx, scope, { operation, input, request: withoutCardSecrets(request as { card?: VaultCardDetails }) as MessageShape<I>, output }, (tx) => fn(scope, tx)));
+  ) => {
+    const scope = await secret(ctx);
+    const fingerprintOf = (await fingerprinted(ctx, scope, request as { card?: VaultCardDetails })) as MessageShape<I>;
+    return deps.idempotent(ctx, scope, { operation, input, request: fingerprintOf, output }, (tx) => fn(scope, tx));
+  };
   const found = async (scope: Scope, id: string, customers: CustomerRepository = deps.customers): Promise<Customer> => {
     const customer = id.startsWith(CUSTOMER_ID_PREFIX) ? await customers.findById(scope, id) : undefined;
     if (!customer) throw customerNotFound(id);
@@ -170,7 +176,14 @@ export function createCustomerService(deps: CustomerServiceDeps): ServiceImpl<ty
     createCardToken: async (req, ctx) => {
       // A publishable key is enough: this is the call a browser or app makes.
       const scope = await deps.authenticate(ctx, 'publishable');
-      const call = { operation: 'tokens.create', input: CreateCardTokenRequestSchema, request: withoutCardSecrets(req), output: CreateCardTokenResponseSchema };
+      const call = {
+        operation: 'tokens.create',
+        input: CreateCardTokenRequestSchema,
+        request: await fingerprinted(ctx, scope, req),
+        output: CreateCardTokenResponseSchema,
+        // The CVC is in no fingerprint: a repeat is the same request only if the token still holds its CVC too.
+        replays: async (tx: TransactionScope, response: MessageShape<typeof CreateCardTokenResponseSchema>) => !req.card || deps.vault.tokenHoldsCard(tx, scope, response.token?.id ?? '', req.card),
+      };
       return deps.idempotent(ctx, scope, call, async (tx) => {
         if (!req.card) throw invalid('request.parameter_missing', 'card', 'card is required: number, exp_month, exp_year, cvc and name.');
         const token = await deps.vault.createToken(tx, scope, cardOf(req.card, deps.clock.now()));

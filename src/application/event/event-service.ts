@@ -23,6 +23,7 @@ import type { Authenticate } from '../merchant/authenticate.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../order/list-orders.ts';
 import { attemptToProto, eventToProto } from '../webhook/webhook-mapper.ts';
+import type { SigningSecrets } from '../webhook/signing-secrets.ts';
 
 /** What the event service runs on. */
 export interface EventServiceDeps {
@@ -30,6 +31,8 @@ export interface EventServiceDeps {
   readonly events: EventLog;
   readonly queue: WebhookDeliveryQueue;
   readonly endpoints: WebhookEndpointRepository;
+  /** Opens the default endpoint's signing secret for `checkout listen`. */
+  readonly secrets: Pick<SigningSecrets, 'open'>;
   readonly feed: EventFeed;
   readonly clock: Clock;
   readonly idempotent: Idempotent;
@@ -79,7 +82,7 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
       const scope: Caller = await caller(ctx);
       if (scope.livemode) throw new ApplicationError('listen.live_mode', 'checkout listen works with test keys only (sk_test_…).');
       const endpoint = await deps.endpoints.findDefault(scope);
-      const secret = (endpoint ? await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now()) : [])[0] ?? '';
+      const secret = (endpoint ? deps.secrets.open((await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now())).slice(0, 1), endpoint.id) : [])[0] ?? '';
       const tail = await deps.feed.tail(scope, (event) => {
         buffered.push(event);
         notify?.();

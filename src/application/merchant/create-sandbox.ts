@@ -1,6 +1,8 @@
 import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { IdGenerator } from '../../ports/shared/id-generator.port.ts';
-import type { MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../ports/merchant/merchant-repository.port.ts';
+import type { MerchantRecord, MerchantRepository, NewApiKey } from '../../ports/merchant/merchant-repository.port.ts';
+import { defaultEndpointId } from '../../domain/webhook/webhook-endpoint.entity.ts';
+import { SIGNING_SECRET_PREFIX, type SigningSecrets } from '../webhook/signing-secrets.ts';
 import { newKeyPair } from './issue-api-keys.ts';
 import { parseCurrency } from '../../domain/money/money.ts';
 import { parseText } from '../../domain/shared/text.ts';
@@ -48,12 +50,15 @@ interface SandboxDeps {
   readonly clock: Clock;
   readonly apiBaseUrl: string;
   readonly checkoutHost: string;
+  /** Seals each mode's webhook secret for its default endpoint: it is shown once, and stored only sealed. */
+  readonly secrets: Pick<SigningSecrets, 'seal'>;
 }
 
 /** The credentials of one mode: a key pair and the default endpoint's webhook secret. */
 interface ModeCredentials {
+  readonly livemode: boolean;
   readonly keys: readonly [NewApiKey, NewApiKey];
-  readonly webhookSecret: NewWebhookSecret;
+  readonly webhookSecret: { readonly secret: string };
 }
 
 /** A sandbox as stored, with the secrets it was given. */
@@ -71,7 +76,7 @@ interface StoredSandbox {
 async function insertSandbox(deps: SandboxDeps, command: CreateSandboxCommand, withLive: boolean, onlyIfNoMerchants: boolean): Promise<StoredSandbox | undefined> {
   const name = parseText(command.name, 'name', 'request.parameter_invalid', 100);
   const settlementCurrency = parseCurrency(command.settlementCurrency, 'settlement_currency').code;
-  const mode = (livemode: boolean): ModeCredentials => ({ keys: newKeyPair(deps.ids, livemode), webhookSecret: { livemode, secret: deps.ids.newSecret('whsec_') } });
+  const mode = (livemode: boolean): ModeCredentials => ({ livemode, keys: newKeyPair(deps.ids, livemode), webhookSecret: { secret: deps.ids.newSecret(SIGNING_SECRET_PREFIX) } });
   const test = mode(false);
   const live = withLive ? mode(true) : undefined;
   const merchant: MerchantRecord = {
@@ -86,7 +91,7 @@ async function insertSandbox(deps: SandboxDeps, command: CreateSandboxCommand, w
   const inserted = await deps.merchants.insertWithCredentials(
     merchant,
     [...test.keys, ...(live?.keys ?? [])],
-    [test.webhookSecret, ...(live ? [live.webhookSecret] : [])],
+    [test, ...(live ? [live] : [])].map((m) => ({ livemode: m.livemode, secret: deps.secrets.seal(m.webhookSecret.secret, defaultEndpointId(merchant.id, m.livemode)) })),
     testCards,
     { onlyIfNoMerchants },
   );
@@ -111,7 +116,7 @@ function testCredentials(deps: SandboxDeps, sandbox: StoredSandbox): TestSandbox
 
 /**
  * Creates the sandbox use case: a merchant with test and live keys (stored
- * only as hashes) and webhook signing secrets.
+ * only as hashes) and webhook signing secrets (stored sealed).
  */
 export function createCreateSandbox(deps: SandboxDeps): CreateSandboxUseCase {
   return async (command) => {

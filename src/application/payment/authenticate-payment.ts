@@ -44,6 +44,7 @@ export function createAuthenticatePayment(
       if (!takesPayment(order)) {
         const canceled = cancel(change, reasonOrderRefuses(order), deps.clock.now());
         await tx.payments.cancel(canceled);
+        await kit.dropHeldCard(tx, canceled);
         release(canceled.leg);
         return { settled: true as const, change: canceled, order };
       }

@@ -15,7 +15,7 @@ import {
   type PaymentChange,
 } from '../../domain/payment/payment.entity.ts';
 import { assertWithinVelocity, velocityAddress, velocityScore, type AttemptTally } from '../../domain/payment/velocity.ts';
-import { DomainError } from '../../domain/shared/domain-error.ts';
+import { DomainError, invalid } from '../../domain/shared/domain-error.ts';
 import type { AuthorizationResult, PaymentProcessor } from '../../ports/payment/payment-processor.port.ts';
 import type { TransactionScope } from '../../ports/shared/unit-of-work.port.ts';
 import { ApplicationError } from '../shared/application-error.ts';
@@ -54,6 +54,11 @@ export interface PayOrderCommand {
   readonly submissionId: string;
   readonly instrument: PaymentInstrument;
   readonly client: PaymentClient;
+  /**
+   * The checkout's "save this card" (a typed card only): the card is held for this submission's
+   * payment and vaulted for the order's customer if, and only if, that payment succeeds.
+   */
+  readonly saveCard?: boolean;
 }
 
 /** Pays an order with an instrument, through the routes of its mode. */
@@ -74,7 +79,9 @@ export const MERCHANT_LOCK_MARGIN = 200;
  * by the sweep from reversalDueAt on); otherwise nothing reached an
  * acquirer and it simply failed.
  */
-export async function settleAbandoned(tx: TransactionScope, stale: PaymentChange, now: Date, reversalDueAt: Date): Promise<PaymentChange> {
+export async function settleAbandoned(kit: PaymentKit, tx: TransactionScope, stale: PaymentChange, now: Date, reversalDueAt: Date): Promise<PaymentChange> {
+  // Whichever way it ends, the payment will not succeed: a card it was asked to save is dropped.
+  await kit.dropHeldCard(tx, stale);
   if (stale.leg.processorRef) {
     const pending = holdForReversal(stale, stale.leg.processorRef, 'attempt_abandoned', stale.leg.authentication, new Date(reversalDueAt.getTime() - REVERSAL_RETRY_MS));
     await tx.payments.holdForReversal(pending);
@@ -133,6 +140,9 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
     const locked = await tx.orders.lock(command.orderId);
     if (!locked) throw new ApplicationError('checkout.not_found', 'No such checkout.');
     command.authorize(locked);
+    const { instrument } = command;
+    const saveCard = command.saveCard === true && instrument.method === 'card' && !instrument.saved && deps.cardSaving !== undefined;
+    if (saveCard && !locked.customerId) throw invalid('request.parameter_invalid', 'save_card', 'This checkout names no customer to save the card for.');
     // Read once: the repeat check, the abandoned attempts and the submission rules below all use it.
     const payments = await tx.payments.listForOrder(locked.id);
     if (payments.some((r) => r.payment.submissionId === command.submissionId)) return { replay: true as const, order: locked };
@@ -147,7 +157,7 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
     for (const record of payments) {
       for (const stale of record.attempts.filter((a) => a.status === 'processing' && !isInFlight(a, now))) {
         // Left behind by a process that died mid-payment: without this the order could never be paid.
-        await settleAbandoned(tx, { payment: record.payment, leg: stale }, now, now);
+        await settleAbandoned(kit, tx, { payment: record.payment, leg: stale }, now, now);
       }
     }
     assertSubmissionAllowed(
@@ -161,12 +171,12 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
       if (!waiting) continue;
       const abandoned = abandonChallenge({ payment: record.payment, leg: waiting }, now);
       await tx.payments.recordDecline(abandoned);
+      await kit.dropHeldCard(tx, abandoned);
       release(abandoned.leg);
     }
     // Last, so the link's row lock is held for as short a time as the reservation allows.
     await kit.claimLink(tx, order);
     const routes = kit.routesOf(order.livemode);
-    const { instrument } = command;
     const change = startPayment({
       paymentId: deps.ids.newId(PAYMENT_ID_PREFIX),
       attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX),
@@ -183,6 +193,8 @@ export function createPayOrder(kit: PaymentKit, capture: Capture): PayOrder {
       now,
     });
     await tx.payments.start(change);
+    // Bound to this payment, in the transaction that starts it: a refused submission holds nothing.
+    if (saveCard && instrument.method === 'card') await deps.cardSaving!.hold(tx, order, change.payment.id, instrument.card);
     return { change, order, routes };
   }
 

@@ -21,6 +21,7 @@ import type { PaymentProcessor } from '../../ports/payment/payment-processor.por
 import type { PaymentRepository } from '../../ports/payment/payment-repository.port.ts';
 import type { TestCardDirectory } from '../../ports/payment/test-card-directory.port.ts';
 import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/shared/unit-of-work.port.ts';
+import type { CardSaving } from './card-saving.ts';
 
 /** Acquirer routes: attempts go to primary; a soft decline is retried once on alternative. */
 export interface Routes {
@@ -52,6 +53,8 @@ export interface PaymentDeps {
   readonly onBackgroundError: (err: unknown) => void;
   /** Where each attempt's outcome (by method, route and decline code) and each card-testing refusal are counted; nothing is counted without it. */
   readonly metrics?: Pick<Metrics, 'paymentAttempt' | 'rateLimitRefused'>;
+  /** The checkout's "save this card", bound to its payment; without it, a request to save a card is ignored. */
+  readonly cardSaving?: CardSaving;
 }
 
 /** How a payment attempt ended for the caller: the order at its new state, and the order's attempts. */
@@ -135,6 +138,11 @@ export interface PaymentKit {
   finishSuccess(change: PaymentChange, captureRef: string, authentication: AuthenticationResult): Promise<Settled & { readonly reversed: boolean }>;
   /** Records a declined payment (the order fails, if it still takes payment). */
   finishFailure(change: PaymentChange, declineCode: DeclineCode, authentication: AuthenticationResult): Promise<Settled>;
+  /**
+   * Drops the card a payment's submission asked to save, in the transaction that records the payment
+   * ending without success (the finish* functions and cancelChallenges drop their own).
+   */
+  dropHeldCard(tx: TransactionScope, change: PaymentChange): Promise<void>;
   /** Counts an attempt's outcome (the finish* functions count their own). */
   counted(change: PaymentChange, outcome: PaymentAttemptOutcome['outcome'], declineCode: DeclineCode | undefined): void;
   /** Undoes at the acquirer what a payment left there, then records it reversed with order.payment_reversed. */
@@ -201,8 +209,23 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       if (!waiting) continue;
       const canceled = cancel({ payment: record.payment, leg: waiting }, reason, now);
       await tx.payments.cancel(canceled);
+      await dropHeldCard(tx, canceled);
       release(canceled.leg);
     }
+  }
+
+  /** Whether a payment may have a card held to save: a typed card's (a saved card's or a wallet's never). */
+  function mayHoldCard(change: PaymentChange): boolean {
+    return deps.cardSaving !== undefined && change.payment.method === 'card' && !change.leg.savedCardId;
+  }
+
+  async function dropHeldCard(tx: TransactionScope, change: PaymentChange): Promise<void> {
+    if (mayHoldCard(change)) await deps.cardSaving!.drop(tx, change.payment.id);
+  }
+
+  /** The card held for a payment that has just succeeded, vaulted in the transaction recording it (only an order naming a customer holds one). */
+  async function saveHeldCard(tx: TransactionScope, order: Order, change: PaymentChange): Promise<void> {
+    if (order.customerId && mayHoldCard(change)) await deps.cardSaving!.save(tx, order, change.payment.id);
   }
 
   async function expireIfDue(tx: TransactionScope, order: Order, release: Release): Promise<Order> {
@@ -293,10 +316,13 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
         const reason = takesPayment(order) ? 'attempt_abandoned' : reasonOrderRefuses(order);
         const pending = holdForReversal(current ?? change, captureRef, reason, authentication, now, capture);
         await tx.payments.holdForReversal(pending);
+        if (order.customerId) await dropHeldCard(tx, change);
         return { reversal: pending, order, attempts: await attemptsOf(tx.payments, order.id) };
       }
       await tx.payments.markCaptured(markCaptured(current, capture, authentication, now));
       const paid = await recordPaid(tx, order, { id: change.payment.id, method: change.payment.method }, merchant, now);
+      // The card this payment was asked to save is saved with its success, or not at all.
+      await saveHeldCard(tx, paid, change);
       return { reversal: undefined, order: paid, attempts: await attemptsOf(tx.payments, order.id) };
     });
     counted(change, recorded.reversal ? 'reversed' : 'succeeded', undefined);
@@ -321,6 +347,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
         const reason = takesPayment(order) ? 'attempt_abandoned' : reasonOrderRefuses(order);
         const pending = holdForReversal(current ?? change, processorRef ?? '', reason, authentication, now);
         await tx.payments.holdForReversal(pending);
+        if (order.customerId) await dropHeldCard(tx, change);
         return { reversal: pending, order, attempts: await attemptsOf(tx.payments, order.id) };
       }
       await tx.payments.markAuthorized(markLegAuthorized(current, authentication, now));
@@ -328,6 +355,8 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       const t = markAuthorized(order, { method: change.payment.method, expiresAt: authorizationExpiry(now) }, eventIds());
       await tx.orders.saveTransition(t.order);
       await tx.outbox.append(t.event);
+      // The issuer approved the card: it is saved with the authorization, as a captured payment's is.
+      await saveHeldCard(tx, t.order, change);
       return { reversal: undefined, order: t.order, attempts: await attemptsOf(tx.payments, order.id) };
     });
     counted(change, recorded.reversal ? 'reversed' : 'authorized', undefined);
@@ -343,6 +372,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
       const order = await tx.orders.lock(change.leg.orderId);
       if (!order) throw new Error(`order ${change.leg.orderId} vanished`);
       await tx.payments.recordDecline(recordDecline(change, declineCode, authentication, deps.clock.now()));
+      if (order.customerId) await dropHeldCard(tx, change);
       let current = order;
       if (takesPayment(order)) {
         const t = markFailed(order, { declineCode, route: change.leg.route, retried: change.leg.retry, attemptId: change.leg.id, method: change.leg.method }, eventIds());
@@ -380,6 +410,7 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     finishAuthorization,
     finishSuccess,
     finishFailure,
+    dropHeldCard,
     counted,
     reverse,
   };

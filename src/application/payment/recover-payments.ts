@@ -25,7 +25,7 @@ export function createRecoverPayments(kit: PaymentKit): RecoverPayments {
       const toReverse: PaymentChange[] = [];
       for (const change of claimed) {
         // Reversed right below: ours until REVERSAL_RETRY_MS from now, so no other sweeper takes it meanwhile.
-        const settled = change.leg.status === 'processing' ? await settleAbandoned(tx, change, now, new Date(now.getTime() + REVERSAL_RETRY_MS)) : change;
+        const settled = change.leg.status === 'processing' ? await settleAbandoned(kit, tx, change, now, new Date(now.getTime() + REVERSAL_RETRY_MS)) : change;
         if (settled.leg.status === 'reversal_pending') toReverse.push(settled);
       }
       return { count: claimed.length, toReverse };

@@ -6,12 +6,15 @@ import type { ClaimedDelivery, WebhookDeliveryQueue } from '../../ports/webhook/
 import type { WebhookSender } from '../../ports/webhook/webhook-sender.port.ts';
 import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+import type { SigningSecrets } from './signing-secrets.ts';
 
 /** Options of {@link createWebhookDispatcher}. */
 export interface WebhookDispatcherOptions {
   readonly subscription: EventSubscription;
   readonly queue: WebhookDeliveryQueue;
   readonly sender: WebhookSender;
+  /** Opens the endpoints' sealed signing secrets (kept opened in memory by secret id: no unsealing per delivery). */
+  readonly secrets: Pick<SigningSecrets, 'open'>;
   readonly clock: Clock;
   readonly policy: RetryPolicy;
   /** Deliveries in flight at once, over all endpoints. */
@@ -143,7 +146,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       timeoutMs: options.timeoutMs,
       signal: sending.signal,
       headers: {
-        [SIGNATURE_HEADER]: signatureHeader(delivery.secrets, timestamp, delivery.body),
+        [SIGNATURE_HEADER]: signatureHeader(options.secrets.open(delivery.secrets, delivery.endpointId), timestamp, delivery.body),
         'Checkout-Event-Id': delivery.eventId,
         'User-Agent': 'HostedCheckout-Webhooks/1.0',
       },

@@ -29,6 +29,7 @@ import type { EndpointChanges, WebhookEndpointRepository } from '../../ports/web
 import type { Authenticate } from '../merchant/authenticate.ts';
 import type { Idempotent } from '../idempotency/idempotent.ts';
 import { endpointToProto } from './webhook-mapper.ts';
+import { SIGNING_SECRET_PREFIX, type SigningSecrets } from './signing-secrets.ts';
 
 /** Default and longest overlap during which a rotated-out secret still signs. */
 export const DEFAULT_ROTATION_OVERLAP_S = 24 * 3600;
@@ -43,7 +44,15 @@ export interface WebhookEndpointServiceDeps {
   /** Which hosts an endpoint URL may name, in both modes (the same policy the sender applies). */
   readonly addressPolicy: Pick<AddressPolicy, 'refuseHost'>;
   readonly idempotent: Idempotent;
+  /** Seals new signing secrets (and opens one again for a repeated request). */
+  readonly secrets: SigningSecrets;
 }
+
+/**
+ * What an Idempotency-Key keeps of an answer that reveals a new secret: the secret's id in its
+ * place, never the secret. A repeat reads the secret again, sealed where it is kept, and answers it.
+ */
+const SECRET_REFERENCE = 'secret_ref:';
 
 /** Implements checkout.v1.WebhookEndpointService: endpoint CRUD, secret rotation, bulk replay. */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): ServiceImpl<typeof WebhookEndpointService> {
@@ -58,6 +67,36 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     output: O,
     fn: (scope: Scope, tx: TransactionScope) => Promise<MessageShape<O>>,
   ) => guard(ctx, (scope) => deps.idempotent(ctx, scope, { operation, input, request, output }, (tx) => fn(scope, tx)));
+  /**
+   * A call whose answer reveals a new signing secret once: under an Idempotency-Key, the answer is
+   * kept with the secret's id in place of the secret, and a repeat answers the same secret, opened again.
+   */
+  const revealing = <I extends DescMessage, O extends DescMessage>(
+    ctx: HandlerContext,
+    operation: string,
+    input: I,
+    request: MessageShape<I>,
+    output: O,
+    fn: (scope: Scope, tx: TransactionScope, reveal: (secretId: string) => void) => Promise<MessageShape<O>>,
+  ) =>
+    guard(ctx, (scope) => {
+      let secretId = '';
+      type Revealing = MessageShape<O> & { secret: string; endpoint?: { id: string } | undefined };
+      const atRest = {
+        keep: (response: MessageShape<O>) => ({ ...response, secret: `${SECRET_REFERENCE}${secretId}` }) as MessageShape<O>,
+        restore: async (tx: TransactionScope, kept: MessageShape<O>) => {
+          const { secret, endpoint } = kept as Revealing;
+          const record = secret.startsWith(SECRET_REFERENCE) && endpoint ? await tx.endpoints.findSecret(endpoint.id, secret.slice(SECRET_REFERENCE.length)) : undefined;
+          if (!record || !endpoint) throw new Error(`the secret a repeated ${operation} answers is gone`);
+          return { ...kept, secret: deps.secrets.open([record], endpoint.id)[0]! } as MessageShape<O>;
+        },
+      };
+      return deps.idempotent(ctx, scope, { operation, input, request, output, atRest }, (tx) =>
+        fn(scope, tx, (id) => {
+          secretId = id;
+        }),
+      );
+    });
   const found = async (scope: Scope, id: string, endpoints: WebhookEndpointRepository = deps.endpoints): Promise<WebhookEndpoint> => {
     const endpoint = await endpoints.findById(scope, id);
     if (!endpoint) throw new ApplicationError('webhook.endpoint_not_found', `No such webhook endpoint: "${id}".`, 'id');
@@ -68,7 +107,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
 
   return {
     createWebhookEndpoint: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.create', CreateWebhookEndpointRequestSchema, req, CreateWebhookEndpointResponseSchema, async (scope, tx) => {
+      revealing(ctx, 'webhook_endpoints.create', CreateWebhookEndpointRequestSchema, req, CreateWebhookEndpointResponseSchema, async (scope, tx, reveal) => {
         if (req.url === '') throw invalid('request.parameter_missing', 'url', 'url is required.');
         const endpoint: WebhookEndpoint = {
           id: deps.ids.newId(ENDPOINT_ID_PREFIX),
@@ -81,13 +120,15 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           isDefault: false,
           createdAt: deps.clock.now(),
         };
-        const secret = deps.ids.newSecret('whsec_');
-        if ((await tx.endpoints.insert(endpoint, secret, MAX_ENDPOINTS_PER_MODE)) === 'limit_reached') {
+        const secret = deps.ids.newSecret(SIGNING_SECRET_PREFIX);
+        const inserted = await tx.endpoints.insert(endpoint, deps.secrets.seal(secret, endpoint.id), MAX_ENDPOINTS_PER_MODE);
+        if (inserted === 'limit_reached') {
           throw new DomainError(
             'webhook.endpoint_limit_reached',
             `This ${scope.livemode ? 'live' : 'test'} mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints, the most allowed (the default endpoint included). Delete one you no longer use, or subscribe an existing endpoint to more event types.`,
           );
         }
+        reveal(inserted.secretId);
         return create(CreateWebhookEndpointResponseSchema, { endpoint: endpointToProto(endpoint), secret });
       }),
     getWebhookEndpoint: (req, ctx) => guard(ctx, async (scope) => create(GetWebhookEndpointResponseSchema, { endpoint: endpointToProto(await found(scope, req.id)) })),
@@ -122,7 +163,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         return create(DeleteWebhookEndpointResponseSchema, { id: req.id });
       }),
     rotateWebhookSecret: (req, ctx) =>
-      keyed(ctx, 'webhook_endpoints.rotate_secret', RotateWebhookSecretRequestSchema, req, RotateWebhookSecretResponseSchema, async (scope, tx) => {
+      revealing(ctx, 'webhook_endpoints.rotate_secret', RotateWebhookSecretRequestSchema, req, RotateWebhookSecretResponseSchema, async (scope, tx, reveal) => {
         const endpoint = await found(scope, req.id, tx.endpoints);
         const overlap = req.overlapSeconds === 0 ? DEFAULT_ROTATION_OVERLAP_S : req.overlapSeconds;
         if (overlap < 0 || overlap > MAX_ROTATION_OVERLAP_S) {
@@ -130,8 +171,8 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         }
         const now = deps.clock.now();
         const retireAt = new Date(now.getTime() + overlap * 1000);
-        const secret = deps.ids.newSecret('whsec_');
-        await tx.endpoints.rotateSecret(endpoint.id, secret, retireAt, now);
+        const secret = deps.ids.newSecret(SIGNING_SECRET_PREFIX);
+        reveal(await tx.endpoints.rotateSecret(endpoint.id, deps.secrets.seal(secret, endpoint.id), retireAt, now));
         return create(RotateWebhookSecretResponseSchema, { endpoint: endpointToProto(endpoint), secret, oldSecretExpiresAt: timestampFromDate(retireAt) });
       }),
     replayEvents: (req, ctx) =>

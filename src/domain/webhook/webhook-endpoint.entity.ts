@@ -26,6 +26,11 @@ export interface WebhookEndpoint {
 /** Prefix of endpoint ids. */
 export const ENDPOINT_ID_PREFIX = 'we_';
 
+/** The id of a merchant's default endpoint of a mode (it holds the webhook secret issued with the sandbox). */
+export function defaultEndpointId(merchantId: string, livemode: boolean): string {
+  return `${ENDPOINT_ID_PREFIX}default_${merchantId.slice(4)}_${livemode ? 'live' : 'test'}`;
+}
+
 /** True when the endpoint wants events of this type. */
 export function subscribes(endpoint: Pick<WebhookEndpoint, 'enabledEvents'>, type: string): boolean {
   return endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type);

@@ -1,3 +1,4 @@
+import type { SealedSecret } from '../vault/key-ring.port.ts';
 import type { KeyKind } from '../../domain/merchant/api-key.ts';
 import type { PaymentMethod } from '../../domain/payment/payment-attempt.entity.ts';
 import type { TestCard } from '../../domain/payment/test-card.ts';
@@ -21,10 +22,10 @@ export interface NewApiKey {
   readonly secret: string;
 }
 
-/** A webhook signing secret for one mode. */
+/** A webhook signing secret for one mode, sealed for its default endpoint (defaultEndpointId). */
 export interface NewWebhookSecret {
   readonly livemode: boolean;
-  readonly secret: string;
+  readonly secret: SealedSecret;
 }
 
 /** Reads merchants. */

@@ -15,6 +15,12 @@ export interface StoredKey extends WrappedKey {
   readonly context: string;
 }
 
+/** What a held card is bound to: the order whose checkout asked to save it, and the payment that may. */
+export interface HeldFor {
+  readonly orderId: string;
+  readonly paymentId: string;
+}
+
 /**
  * Stores vaulted cards, single-use card tokens and each merchant's fingerprint secret, all sealed.
  * A deletion deletes the ciphertext (the row), never only flags it.
@@ -32,10 +38,15 @@ export interface CardVault {
   deleteCard(scope: Scope, customerId: string, cardId: string): Promise<boolean>;
   /** Deletes every card of a customer; answers how many. */
   deleteCardsOf(customerId: string): Promise<number>;
-  /** Stores a token; with orderId, the checkout's card to save once that order is paid (taken by takeTokenOfOrder only). */
-  insertToken(token: CardToken, sealed: SealedSecret, orderId?: string): Promise<void>;
-  /** Takes (deletes and answers) the card an order's checkout asked to save, if unexpired at `now`. */
-  takeTokenOfOrder(orderId: string, now: Date): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
+  /**
+   * Stores a token; with `held`, the card a checkout asked to save, bound to the one payment it was
+   * asked with (taken by takeHeldCard only, never by takeToken).
+   */
+  insertToken(token: CardToken, sealed: SealedSecret, held?: HeldFor): Promise<void>;
+  /** Takes (deletes and answers) the card held for this payment, if any. */
+  takeHeldCard(paymentId: string): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
+  /** A token still usable at `now` (the scope's, unexpired, not a held card), read without taking it. */
+  findToken(scope: Scope, tokenId: string, now: Date): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
   /** Takes a token for its one use: deleted and answered if it is the scope's and unexpired at `now`. */
   takeToken(scope: Scope, tokenId: string, now: Date): Promise<{ readonly token: CardToken; readonly sealed: SealedSecret } | undefined>;
   /** Deletes up to `limit` tokens expired at `now`; answers how many. */
@@ -46,8 +57,13 @@ export interface CardVault {
   keepMerchantSecret(merchantId: string, sealed: SealedSecret, now: Date): Promise<SealedSecret>;
 }
 
-/** The vault's data keys as a whole, for `checkout keys rotate`. */
+/** The vault's data keys as a whole (cards, tokens, fingerprint secrets, webhook signing secrets), for `checkout keys rotate`. */
 export interface VaultKeys {
+  /**
+   * In one transaction: takes up to `limit` secrets still stored in clear (webhook signing secrets an
+   * earlier release wrote), replaces each with `seal`'s answer, and answers how many it sealed.
+   */
+  sealClearBatch(limit: number, seal: (plaintext: string, context: string) => SealedSecret): Promise<number>;
   /**
    * In one transaction: takes up to `limit` data keys not wrapped by `activeKeyId` (skipping rows
    * another rotation holds), replaces each with `rewrap`'s answer, and answers how many it changed.

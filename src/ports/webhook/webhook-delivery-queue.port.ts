@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
 import type { Scope } from '../../domain/merchant/caller.ts';
+import type { SigningSecretRecord } from './webhook-endpoint-repository.port.ts';
 
 /** A delivery taken off the queue under a lease, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -16,8 +17,8 @@ export interface ClaimedDelivery {
   readonly createdAt: Date;
   /** When the event was committed (its created time); the delivery lag is measured from it. */
   readonly eventCreatedAt?: Date;
-  /** Signing secrets, newest first (more than one during a rotation overlap). */
-  readonly secrets: readonly string[];
+  /** Signing secrets as stored (sealed), newest first (more than one during a rotation overlap). */
+  readonly secrets: readonly SigningSecretRecord[];
   /** When the lease ends: the delivery falls due again then, unless an attempt is recorded or it is released first. */
   readonly leaseUntil: Date;
 }

@@ -7,6 +7,8 @@ import type { ApiKeyResolver } from '../../../ports/merchant/api-key-resolver.po
 import type { MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../../ports/merchant/merchant-repository.port.ts';
 import type { TestCardDirectory } from '../../../ports/payment/test-card-directory.port.ts';
 import { translateErrors } from '../database.ts';
+import { defaultEndpointId } from '../../../domain/webhook/webhook-endpoint.entity.ts';
+import { sealedSecretColumns } from '../webhook/postgres-webhook-endpoint-repository.ts';
 
 /** SHA-256 hex of an API key: what the database keeps instead of the key. */
 export function hashApiKey(key: string): string {
@@ -85,7 +87,7 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
         await trx('api_keys').insert(apiKeyRows(merchant.id, keys, merchant.createdAt));
         // Each issued webhook secret belongs to a default endpoint, which waits for the merchant's URL.
         for (const s of webhookSecrets) {
-          const endpointId = `we_default_${merchant.id.slice(4)}_${s.livemode ? 'live' : 'test'}`;
+          const endpointId = defaultEndpointId(merchant.id, s.livemode);
           await trx('webhook_endpoints').insert({
             id: endpointId,
             merchant_id: merchant.id,
@@ -98,7 +100,7 @@ export class PostgresMerchantRepository implements MerchantRepository, ApiKeyRes
             created_at: merchant.createdAt,
             updated_at: merchant.createdAt,
           });
-          await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpointId, secret: s.secret, created_at: merchant.createdAt });
+          await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpointId, ...sealedSecretColumns(s.secret), created_at: merchant.createdAt });
         }
         return true;
       }),

@@ -24,6 +24,9 @@ import * as ledgerBalanceShards from './022-ledger-balance-shards.ts';
 import * as ledgerCheckCustomPlans from './023-ledger-check-custom-plans.ts';
 import * as testClockAdvances from './024-test-clock-advances.ts';
 import * as authFailures from './025-auth-failures.ts';
+import * as heldCardPayment from './026-held-card-payment.ts';
+import { webhookSecretsSealed } from './027-webhook-secrets-sealed.ts';
+import type { KeyRing } from '../../../ports/vault/key-ring.port.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -52,14 +55,33 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['023-ledger-check-custom-plans', ledgerCheckCustomPlans],
   ['024-test-clock-advances', testClockAdvances],
   ['025-auth-failures', authFailures],
+  ['026-held-card-payment', heldCardPayment],
+  // Its work needs the vault's keys: migrationSourceFor hands them over (without them it seals nothing, and refuses a table with rows).
+  ['027-webhook-secrets-sealed', webhookSecretsSealed(undefined)],
 ];
+
+/** What a migration's work may need beyond the database: the vault's keys (027 seals with them). */
+export interface MigrationContext {
+  readonly keyRing?: KeyRing | undefined;
+}
+
+/** The migrations whose work needs the context, built from it by name. */
+const WITH_CONTEXT: Readonly<Record<string, (context: MigrationContext) => Knex.Migration>> = {
+  '027-webhook-secrets-sealed': (context) => webhookSecretsSealed(context.keyRing),
+};
 
 /**
  * Knex migration source over statically imported TypeScript modules, so
- * migrations run the same under `npm start`, `npm run migrate` and vitest.
+ * migrations run the same under `npm start`, `npm run migrate` and vitest;
+ * the context reaches the migrations that need it.
  */
-export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {
-  getMigrations: async () => MIGRATIONS,
-  getMigrationName: (migration) => migration[0],
-  getMigration: async (migration) => migration[1],
-};
+export function migrationSourceFor(context: MigrationContext): Knex.MigrationSource<readonly [string, Knex.Migration]> {
+  return {
+    getMigrations: async () => MIGRATIONS,
+    getMigrationName: (migration) => migration[0],
+    getMigration: async ([name, migration]) => WITH_CONTEXT[name]?.(context) ?? migration,
+  };
+}
+
+/** The migration source without a context (what a Knex instance is created with). */
+export const migrationSource = migrationSourceFor({});

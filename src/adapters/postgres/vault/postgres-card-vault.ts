@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { CardBrand } from '../../../domain/payment/card.ts';
 import type { Scope } from '../../../domain/merchant/caller.ts';
 import type { CardToken, SavedCard } from '../../../domain/vault/saved-card.ts';
-import type { CardVault, SealedCard, StoredKey, VaultKeys } from '../../../ports/vault/card-vault.port.ts';
+import type { CardVault, HeldFor, SealedCard, StoredKey, VaultKeys } from '../../../ports/vault/card-vault.port.ts';
 import type { SealedSecret, WrappedKey } from '../../../ports/vault/key-ring.port.ts';
 import { translateErrors } from '../database.ts';
 
@@ -132,7 +132,7 @@ export class PostgresCardVault implements CardVault {
     return translateErrors(() => this.#db('vault_cards').where({ customer_id: customerId }).delete());
   }
 
-  async insertToken(token: CardToken, sealed: SealedSecret, orderId?: string): Promise<void> {
+  async insertToken(token: CardToken, sealed: SealedSecret, held?: HeldFor): Promise<void> {
     await translateErrors(() =>
       this.#db('vault_tokens').insert({
         id: token.id,
@@ -144,10 +144,18 @@ export class PostgresCardVault implements CardVault {
         exp_year: token.expYear,
         created_at: token.createdAt,
         expires_at: token.expiresAt,
-        order_id: orderId ?? null,
+        order_id: held?.orderId ?? null,
+        payment_id: held?.paymentId ?? null,
         ...sealedColumns(sealed),
       }),
     );
+  }
+
+  async findToken(scope: Scope, tokenId: string, now: Date): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
+    const row = await translateErrors(() =>
+      this.#db<TokenRow>('vault_tokens').where({ id: tokenId, merchant_id: scope.merchantId, livemode: scope.livemode }).whereNull('order_id').andWhere('expires_at', '>', now).first(),
+    );
+    return row ? { token: tokenOf(row), sealed: sealedOf(row) } : undefined;
   }
 
   async takeToken(scope: Scope, tokenId: string, now: Date): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
@@ -159,10 +167,9 @@ export class PostgresCardVault implements CardVault {
     return row ? { token: tokenOf(row), sealed: sealedOf(row) } : undefined;
   }
 
-  async takeTokenOfOrder(orderId: string, now: Date): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
-    const rows = await translateErrors(() => this.#db('vault_tokens').where('order_id', orderId).delete().returning('*'));
-    // Every card the order's page asked to save is gone now; only an unexpired one is answered.
-    const row = (rows as unknown as TokenRow[]).filter((r) => new Date(r.expires_at) > now).sort((a, b) => +new Date(b.created_at) - +new Date(a.created_at))[0];
+  async takeHeldCard(paymentId: string): Promise<{ token: CardToken; sealed: SealedSecret } | undefined> {
+    const rows = await translateErrors(() => this.#db('vault_tokens').where('payment_id', paymentId).delete().returning('*'));
+    const row = (rows as unknown as TokenRow[])[0];
     return row ? { token: tokenOf(row), sealed: sealedOf(row) } : undefined;
   }
 
@@ -191,11 +198,16 @@ export class PostgresCardVault implements CardVault {
   }
 }
 
-/** The sealed tables, each with the column that names a record and the context its secret is bound to. */
+/**
+ * The sealed tables, each with the column that names a record and the one its secret is bound to
+ * (its context). A webhook signing secret is bound to its endpoint; a row still in clear (kek_id
+ * null) is not a data key yet.
+ */
 const SEALED_TABLES = [
-  { table: 'vault_cards', kind: 'card', id: 'id' },
-  { table: 'vault_tokens', kind: 'token', id: 'id' },
-  { table: 'vault_merchant_secrets', kind: 'merchant', id: 'merchant_id' },
+  { table: 'vault_cards', kind: 'card', id: 'id', context: 'id' },
+  { table: 'vault_tokens', kind: 'token', id: 'id', context: 'id' },
+  { table: 'vault_merchant_secrets', kind: 'merchant', id: 'merchant_id', context: 'merchant_id' },
+  { table: 'webhook_endpoint_secrets', kind: 'webhook_secret', id: 'id', context: 'endpoint_id' },
 ] as const;
 
 /** VaultKeys on Postgres: rotation in batches, each its own short transaction. */
@@ -210,18 +222,18 @@ export class PostgresVaultKeys implements VaultKeys {
     return translateErrors(() =>
       this.#knex.transaction(async (trx) => {
         let changed = 0;
-        for (const { table, kind, id } of SEALED_TABLES) {
+        for (const { table, kind, id, context } of SEALED_TABLES) {
           if (changed >= limit) break;
           // SKIP LOCKED: two rotations at once share the work; a charge reading a row is not blocked (reads take no lock).
           const rows = (await trx(table)
-            .select(`${id} as record_id`, 'kek_id', 'wrapped_key')
+            .select(`${id} as record_id`, `${context} as context`, 'kek_id', 'wrapped_key')
             .whereNot('kek_id', activeKeyId)
             .orderBy(id)
             .limit(limit - changed)
             .forUpdate()
-            .skipLocked()) as { record_id: string; kek_id: string; wrapped_key: Buffer }[];
+            .skipLocked()) as { record_id: string; context: string; kek_id: string; wrapped_key: Buffer }[];
           for (const row of rows) {
-            const next = rewrap({ record: `${kind}:${row.record_id}`, context: row.record_id, kekId: row.kek_id, wrappedKey: row.wrapped_key });
+            const next = rewrap({ record: `${kind}:${row.record_id}`, context: row.context, kekId: row.kek_id, wrappedKey: row.wrapped_key });
             await trx(table)
               .where({ [id]: row.record_id, kek_id: row.kek_id })
               .update({ kek_id: next.kekId, wrapped_key: Buffer.from(next.wrappedKey) });
@@ -233,10 +245,31 @@ export class PostgresVaultKeys implements VaultKeys {
     );
   }
 
+  async sealClearBatch(limit: number, seal: (plaintext: string, context: string) => SealedSecret): Promise<number> {
+    return translateErrors(() =>
+      this.#knex.transaction(async (trx) => {
+        const rows = (await trx('webhook_endpoint_secrets')
+          .select('id', 'endpoint_id', 'secret')
+          .whereNotNull('secret')
+          .orderBy('id')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()) as { id: string; endpoint_id: string; secret: string }[];
+        for (const row of rows) {
+          await trx('webhook_endpoint_secrets')
+            .where({ id: row.id })
+            .whereNotNull('secret')
+            .update({ ...sealedColumns(seal(row.secret, row.endpoint_id)), secret: null });
+        }
+        return rows.length;
+      }),
+    );
+  }
+
   async countByKek(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     for (const { table } of SEALED_TABLES) {
-      const rows = (await translateErrors(() => this.#knex(table).select('kek_id').count<{ kek_id: string; count: string }[]>('* as count').groupBy('kek_id'))) as unknown as {
+      const rows = (await translateErrors(() => this.#knex(table).whereNotNull('kek_id').select('kek_id').count<{ kek_id: string; count: string }[]>('* as count').groupBy('kek_id'))) as unknown as {
         kek_id: string;
         count: string;
       }[];

@@ -5,6 +5,16 @@ import { webhookBody } from '../../../domain/webhook/webhook-body.ts';
 import type { AttemptRecord, ClaimedDelivery, DeliveryAttemptView, WebhookDeliveryQueue } from '../../../ports/webhook/webhook-delivery-queue.port.ts';
 import { translateErrors } from '../database.ts';
 import { rowToEvent, type EventRow } from '../event/postgres-event-outbox.ts';
+import { secretRecordOf } from './postgres-webhook-endpoint-repository.ts';
+
+/** A signing secret as claimDue's query gives it (bytea as hex). */
+interface StoredSecretJson {
+  id: string;
+  secret: string | null;
+  kek_id: string | null;
+  wrapped_key: string | null;
+  ciphertext: string | null;
+}
 
 const SUBSCRIBED = `(e.enabled_events @> ARRAY['*']::text[] OR e.enabled_events @> ARRAY[?]::text[])`;
 const DELIVERABLE = `e.deleted_at IS NULL AND e.disabled_reason IS NULL AND e.url IS NOT NULL`;
@@ -138,9 +148,10 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
          WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= ? AND e.id = d.endpoint_id
          RETURNING d.id, d.event_id, d.endpoint_id, d.merchant_id, d.livemode, d.body, d.attempt_count, d.created_at, e.url,
            (SELECT ev.created_at FROM events ev WHERE ev.id = d.event_id) AS event_created_at,
-           ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
-                 WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?)
-                 ORDER BY s.id DESC) AS secrets`,
+           (SELECT coalesce(json_agg(json_build_object('id', s.id::text, 'secret', s.secret, 'kek_id', s.kek_id,
+                      'wrapped_key', encode(s.wrapped_key, 'hex'), 'ciphertext', encode(s.ciphertext, 'hex')) ORDER BY s.id DESC), '[]')
+              FROM webhook_endpoint_secrets s
+              WHERE s.endpoint_id = d.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?)) AS secrets`,
         [
           options.now,
           options.perEndpoint,
@@ -168,8 +179,16 @@ export class PostgresWebhookDeliveryQueue implements WebhookDeliveryQueue {
       attemptCount: r.attempt_count as number,
       createdAt: r.created_at as Date,
       eventCreatedAt: (r.event_created_at as Date | null) ?? undefined,
-      secrets: r.secrets as string[],
       leaseUntil,
+      secrets: (r.secrets as StoredSecretJson[]).map((j) =>
+        secretRecordOf({
+          id: j.id,
+          secret: j.secret,
+          kek_id: j.kek_id,
+          wrapped_key: j.wrapped_key === null ? null : Buffer.from(j.wrapped_key, 'hex'),
+          ciphertext: j.ciphertext === null ? null : Buffer.from(j.ciphertext, 'hex'),
+        }),
+      ),
     }));
   }
 

@@ -1,8 +1,34 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../../domain/merchant/caller.ts';
 import type { DisabledReason, WebhookEndpoint } from '../../../domain/webhook/webhook-endpoint.entity.ts';
-import type { EndpointChanges, WebhookEndpointRepository } from '../../../ports/webhook/webhook-endpoint-repository.port.ts';
+import type { EndpointChanges, SigningSecretRecord, WebhookEndpointRepository } from '../../../ports/webhook/webhook-endpoint-repository.port.ts';
+import type { SealedSecret } from '../../../ports/vault/key-ring.port.ts';
 import { retryingDeadlocks, translateErrors } from '../database.ts';
+
+/** A row of webhook_endpoint_secrets as read: sealed, or (written by an earlier release) in clear. */
+export interface SecretRow {
+  id: string;
+  secret: string | null;
+  kek_id: string | null;
+  wrapped_key: Buffer | null;
+  ciphertext: Buffer | null;
+}
+
+/** The columns of a signing secret read back. */
+export const SECRET_COLUMNS = ['id', 'secret', 'kek_id', 'wrapped_key', 'ciphertext'] as const;
+
+/** The stored columns of a sealed signing secret (the `secret` column stays null). */
+export function sealedSecretColumns(sealed: SealedSecret): { kek_id: string; wrapped_key: Buffer; ciphertext: Buffer } {
+  return { kek_id: sealed.kekId, wrapped_key: Buffer.from(sealed.wrappedKey), ciphertext: Buffer.from(sealed.ciphertext) };
+}
+
+/** A stored signing secret as the port gives it. */
+export function secretRecordOf(row: SecretRow): SigningSecretRecord {
+  const id = String(row.id);
+  if (row.ciphertext && row.wrapped_key && row.kek_id) return { id, sealed: { kekId: row.kek_id, wrappedKey: row.wrapped_key, ciphertext: row.ciphertext } };
+  if (row.secret !== null) return { id, clear: row.secret };
+  throw new Error(`webhook signing secret ${id} holds neither a sealed nor a clear secret`);
+}
 
 interface EndpointRow {
   id: string;
@@ -42,7 +68,7 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
     return this.#knex<EndpointRow>('webhook_endpoints').where({ merchant_id: scope.merchantId, livemode: scope.livemode }).whereNull('deleted_at');
   }
 
-  insert(endpoint: WebhookEndpoint, secret: string, maxPerMode: number): Promise<'inserted' | 'limit_reached'> {
+  insert(endpoint: WebhookEndpoint, secret: SealedSecret, maxPerMode: number): Promise<{ secretId: string } | 'limit_reached'> {
     return translateErrors(() =>
       this.#knex.transaction(async (trx) => {
         // Serialises inserts per merchant and mode until commit, so that two concurrent creates cannot
@@ -65,8 +91,10 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
           created_at: endpoint.createdAt,
           updated_at: endpoint.createdAt,
         });
-        await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpoint.id, secret, created_at: endpoint.createdAt });
-        return 'inserted';
+        const [row] = (await trx('webhook_endpoint_secrets')
+          .insert({ endpoint_id: endpoint.id, ...sealedSecretColumns(secret), created_at: endpoint.createdAt })
+          .returning('id')) as { id: string }[];
+        return { secretId: String(row!.id) };
       }),
     );
   }
@@ -109,27 +137,34 @@ export class PostgresWebhookEndpointRepository implements WebhookEndpointReposit
     );
   }
 
-  rotateSecret(endpointId: string, secret: string, retireAt: Date, now: Date): Promise<void> {
+  rotateSecret(endpointId: string, secret: SealedSecret, retireAt: Date, now: Date): Promise<string> {
     return translateErrors(() =>
       this.#knex.transaction(async (trx) => {
         await trx('webhook_endpoint_secrets')
           .where({ endpoint_id: endpointId })
           .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', retireAt))
           .update({ expires_at: retireAt });
-        await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpointId, secret, created_at: now });
+        const [row] = (await trx('webhook_endpoint_secrets').insert({ endpoint_id: endpointId, ...sealedSecretColumns(secret), created_at: now }).returning('id')) as { id: string }[];
+        return String(row!.id);
       }),
     );
   }
 
-  async activeSecrets(endpointId: string, now: Date): Promise<string[]> {
-    const rows = await translateErrors(() =>
+  async activeSecrets(endpointId: string, now: Date): Promise<SigningSecretRecord[]> {
+    const rows = (await translateErrors(() =>
       this.#knex('webhook_endpoint_secrets')
         .where({ endpoint_id: endpointId })
         .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
         .orderBy('id', 'desc')
-        .select('secret'),
-    );
-    return rows.map((r: { secret: string }) => r.secret);
+        .select(...SECRET_COLUMNS),
+    )) as SecretRow[];
+    return rows.map(secretRecordOf);
+  }
+
+  async findSecret(endpointId: string, secretId: string): Promise<SigningSecretRecord | undefined> {
+    if (!/^\d{1,18}$/.test(secretId)) return undefined;
+    const row = (await translateErrors(() => this.#knex('webhook_endpoint_secrets').where({ endpoint_id: endpointId, id: secretId }).first(...SECRET_COLUMNS))) as SecretRow | undefined;
+    return row ? secretRecordOf(row) : undefined;
   }
 
   async findDefault(scope: Scope): Promise<WebhookEndpoint | undefined> {
