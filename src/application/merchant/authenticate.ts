@@ -6,6 +6,7 @@ import type { Caller } from '../../domain/merchant/caller.ts';
 import type { ApiKeyResolver } from '../../ports/merchant/api-key-resolver.port.ts';
 import type { RateLimiter } from '../../ports/merchant/rate-limiter.port.ts';
 import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
+import { AUTHENTICATED_CALLER } from '../shared/request-context.ts';
 
 /** Turns a call's Authorization header into a verified caller, and spends one of its key's rate-limit tokens. */
 export type Authenticate = (ctx: HandlerContext, required: KeyKind) => Promise<Caller>;
@@ -57,6 +58,7 @@ export function createAuthenticate(deps: { readonly keys: ApiKeyResolver; readon
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, { ...headers, 'retry-after': String(decision.retryAfterSeconds) });
       for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
     }
+    ctx.values.set(AUTHENTICATED_CALLER, caller);
     return caller;
   };
 }
