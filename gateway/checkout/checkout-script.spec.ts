@@ -5,7 +5,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReceiptSchema } from '../../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderStatus } from '../../src/gen/checkout/v1/order_pb.ts';
-import { messagesFor, negotiateLocale } from './i18n.ts';
+import { fewAttemptsLeft, messagesFor, negotiateLocale } from './i18n.ts';
 import { renderCheckout } from './render-checkout.ts';
 import { renderPaymentPage } from './payment-page.ts';
 import { SAMPLE_ASSETS, SAMPLE_NOW, sampleCheckout, type SampleOverrides } from './sample-checkout.ts';
@@ -29,6 +29,14 @@ function pureFunctions() {
 
 describe('card checks', () => {
   const f = pureFunctions();
+
+  it('tells the attempts left only when few are, by the same rule as the server', () => {
+    const script = vm.createContext({});
+    vm.runInContext(SCRIPT, script);
+    const fewInScript = (script as unknown as { fewAttemptsLeft(n: number): boolean }).fewAttemptsLeft;
+    for (let left = 0; left <= 12; left++) expect(fewInScript(left), `${left} left`).toBe(fewAttemptsLeft(left));
+    expect([0, 1, 3, 4, 9].map(fewAttemptsLeft)).toEqual([false, true, true, false, false]);
+  });
 
   it('checks the Luhn sum and the length of the brand', () => {
     expect(['4242424242424242', '5555555555554444', '378282246310005', '6011111111111117', '2223003122003222'].map(f.numberError)).toEqual(['', '', '', '', '']);
@@ -394,6 +402,31 @@ describe('the payment page script', () => {
     expect(location.reload).toHaveBeenCalledOnce();
   });
 
+  it('after a failed check tells the shopper plainly to try again or use another card, with no counter unless few attempts are left', async () => {
+    const cases = [
+      ['en', 9, 'Authentication failed. Try again, or use another card.'],
+      ['de', 9, 'Die Authentifizierung ist fehlgeschlagen. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.'],
+      ['en', 4, 'Authentication failed. Try again, or use another card.'],
+      ['en', 3, 'Authentication failed. Try again, or use another card. 3 attempts remaining.'],
+      ['en', 1, 'Authentication failed. Try again, or use another card. 1 attempt remaining.'],
+      ['de', 2, 'Die Authentifizierung ist fehlgeschlagen. Versuchen Sie es erneut oder verwenden Sie eine andere Karte. Noch 2 Versuche.'],
+    ] as const;
+    for (const [language, left, shown] of cases) {
+      const { el, fillCard, submit, fetches } = runPage({}, language);
+      fillCard();
+      submit();
+      fetches[0]!.respond(200, outcome('PAYMENT_STATUS_REQUIRES_AUTHENTICATION', { challenge: { attemptId: 'att_1', testCode: '123456' } }));
+      await flush();
+      el('challenge-code').value = '000000';
+      el('challenge-form').dispatch('submit');
+      fetches[1]!.respond(200, outcome('PAYMENT_STATUS_FAILED', { declineCode: 'authentication_failed', message: 'The cardholder failed 3-D Secure authentication.', checkout: { attemptsRemaining: left } }));
+      await flush();
+      await flush();
+      expect(el('challenge').open).toBe(false);
+      expect(el('card-status').textContent, `${language}, ${left} left`).toBe(shown);
+    }
+  });
+
   it('abandons the challenge on Cancel and on Escape, then reports it on the form', async () => {
     for (const how of ['cancel-button', 'escape']) {
       const { el, dom, fillCard, submit, fetches } = runPage();
@@ -409,7 +442,7 @@ describe('the payment page script', () => {
       await flush();
       expect(el('challenge').open).toBe(false);
       expect(fetches).toHaveLength(2);
-      expect(el('card-status').textContent).toBe('You cancelled the confirmation. You can try again. 4 attempts remaining.');
+      expect(el('card-status').textContent).toBe('You cancelled the confirmation. You can try again.');
       expect(dom.activeElement?.id).toBe('cc-number');
     }
   });

@@ -225,7 +225,7 @@ const en: Messages = {
       stolen_card: 'Your card was declined. Try another card.',
       do_not_honor: 'Your card was declined. Try another card.',
       authentication_required: 'Your bank asks you to confirm this payment. Try again to confirm it.',
-      authentication_failed: 'The payment could not be confirmed with your card issuer.',
+      authentication_failed: 'Authentication failed. Try again, or use another card.',
       test_card_unknown: "This card is not one of this sandbox's test cards.",
       test_card_in_live_mode: 'Your card was declined. Use a real card.',
       processing_unavailable: 'This payment method is not available right now.',
@@ -336,7 +336,7 @@ const de: Messages = {
       stolen_card: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
       authentication_required: 'Ihre Bank möchte diese Zahlung bestätigen lassen. Versuchen Sie es erneut, um sie zu bestätigen.',
       do_not_honor: 'Ihre Karte wurde abgelehnt. Versuchen Sie es mit einer anderen Karte.',
-      authentication_failed: 'Die Zahlung konnte bei Ihrer Bank nicht bestätigt werden.',
+      authentication_failed: 'Die Authentifizierung ist fehlgeschlagen. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',
       test_card_unknown: 'Diese Karte ist keine Testkarte dieser Sandbox.',
       test_card_in_live_mode: 'Ihre Karte wurde abgelehnt. Verwenden Sie eine echte Karte.',
       processing_unavailable: 'Diese Zahlungsart ist derzeit nicht verfügbar.',
@@ -357,6 +357,20 @@ export function fill(template: string, values: Readonly<Record<string, string | 
 }
 
 const pluralRules = new Map(LANGUAGES.map((language) => [language, new Intl.PluralRules(language)]));
+
+/**
+ * Up to how many attempts left the page tells the shopper how many remain. The limit (10 submissions per
+ * order, attempt-policy.ts) is there against card testing; a shopper with many left has no use for the
+ * count ("9 attempts remaining" after one failed 3-D Secure check reads like a warning about nothing),
+ * one with few left does: they may want another card or the bank transfer. assets/checkout.js keeps
+ * the same rule in fewAttemptsLeft.
+ */
+export const FEW_ATTEMPTS = 3;
+
+/** Whether the page shows the shopper how many attempts are left: only when some, and few, are. */
+export function fewAttemptsLeft(left: number): boolean {
+  return left > 0 && left <= FEW_ATTEMPTS;
+}
 
 /** "3 attempts remaining." in a language, with its plural rules. */
 export function attemptsText(language: Language, count: number): string {

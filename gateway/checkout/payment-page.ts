@@ -6,7 +6,7 @@ import { renderCardForm } from './card-form.ts';
 import { renderChallengeDialog } from './challenge-dialog.ts';
 import { formatDateTime, formatMoney } from './format.ts';
 import { html, interpolate } from './html.ts';
-import { attemptsText, fill } from './i18n.ts';
+import { attemptsText, fewAttemptsLeft, fill } from './i18n.ts';
 import { merchantName, renderDocument, type PageContext } from './layout.ts';
 import { renderOrderSummary } from './order-summary.ts';
 import { renderWalletPanel } from './wallet-panel.ts';
@@ -14,7 +14,7 @@ import { renderSavedCardsPanel } from './saved-cards-panel.ts';
 
 /**
  * The page of an unpaid order: summary, the last failure (status FAILED)
- * with the attempts left, then one panel per method the merchant switched
+ * with the attempts left when few are, then one panel per method the merchant switched
  * on. The card form and wallet need the script; the page carries what the
  * script needs (checkout id, checkout token, client messages) in data attributes.
  * With `link` (a payment link's suffix), the page of a link before any order
@@ -40,12 +40,14 @@ export function renderPaymentPage(checkout: Checkout, ctx: PageContext, link?: s
   // The decline in the customer's language, as the script shows it; the core's (English) message for codes the catalogue lacks.
   const declines: Readonly<Record<string, string>> = m.client.decline;
   const lastFailure = (Object.hasOwn(declines, checkout.lastFailureCode) && declines[checkout.lastFailureCode]) || checkout.lastFailureMessage;
+  // The attempts left only when few are: the limit is against card testing, not news to most shoppers.
+  const attemptsLine = exhausted ? m.attemptsNone : fewAttemptsLeft(checkout.attemptsRemaining) ? attemptsText(ctx.locale.language, checkout.attemptsRemaining) : '';
 
   const main = html`<main id="checkout" data-checkout-id="${checkout.checkoutId}" data-token="${interactive ? checkout.checkoutToken : ''}"${link !== undefined && interactive && html` data-link="${link}"`} data-messages="${interactive ? JSON.stringify(m.client) : ''}">
 <h1>${fill(m.payMerchant, { merchant })}</h1>
 ${renderOrderSummary(order, ctx)}
 ${expiresAtDate && html`<p class="muted">${interpolate(m.openUntil, { date: html`<time datetime="${expiresAtDate.toISOString()}" data-local>${formatDateTime(expiresAtDate, ctx.locale.locale)}</time>` })}</p>`}
-${failed && html`<div class="notice error" id="last-failure">${lastFailure && html`<p>${fill(m.lastFailure, { message: lastFailure })}</p>`}<p>${exhausted ? m.attemptsNone : attemptsText(ctx.locale.language, checkout.attemptsRemaining)}</p></div>`}
+${failed && html`<div class="notice error" id="last-failure">${lastFailure && html`<p>${fill(m.lastFailure, { message: lastFailure })}</p>`}${attemptsLine && html`<p>${attemptsLine}</p>`}</div>`}
 ${interactive && html`<noscript><p class="notice">${m.noScript}</p></noscript>`}
 ${card && !exhausted && checkout.savedCards.length > 0 && renderSavedCardsPanel(checkout.savedCards, ctx, total)}
 ${card && !exhausted && renderCardForm(ctx, fill(m.pay, { amount: total }), checkout.canSaveCard)}

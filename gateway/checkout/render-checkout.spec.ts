@@ -121,6 +121,13 @@ describe('renderCheckout: which page', () => {
     expect(render({ lastFailureMessage: 'Old failure QX' })).not.toContain('Old failure QX');
   });
 
+  it('after a failure with many attempts left says only what failed: the counter is for the last few', () => {
+    const out = render({ order: { status: OrderStatus.FAILED }, lastFailureCode: 'authentication_failed', lastFailureMessage: 'The cardholder failed 3-D Secure authentication.', attemptsRemaining: 9 });
+    expect(out).toContain('<div class="notice error" id="last-failure"><p>Your last payment attempt failed: Authentication failed. Try again, or use another card.</p></div>');
+    expect(out).not.toContain('9 attempts remaining');
+    expect(render({ order: { status: OrderStatus.FAILED }, lastFailureMessage: 'Declined.', attemptsRemaining: 3 })).toContain('<p>3 attempts remaining.</p>');
+  });
+
   it('offers no card or wallet attempt once attempts are exhausted, but still the bank transfer', () => {
     const out = render({ order: { status: OrderStatus.FAILED }, lastFailureMessage: 'Declined.', attemptsRemaining: 0 });
     expect(out).toContain('No more card or wallet attempts are possible for this order.');

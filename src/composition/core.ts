@@ -18,7 +18,8 @@ import { createExpireOrder } from '../application/payment/expire-order.ts';
 import { createCaptureOrder, type CaptureOrder } from '../application/capture/capture-order.ts';
 import { createRefundService } from '../application/refund/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
-import type { HandlerContext } from '@connectrpc/connect';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { DescService } from '@bufbuild/protobuf';
 import { PostgresDisputeRepository } from '../adapters/postgres/dispute/postgres-dispute-repository.ts';
 import { PostgresEvidenceRepository } from '../adapters/postgres/dispute/postgres-evidence-repository.ts';
 import { createOpenDispute } from '../application/dispute/open-dispute.ts';
@@ -69,6 +70,7 @@ import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../adapters/
 import { PostgresOrderRepository } from '../adapters/postgres/order/postgres-order-repository.ts';
 import { PostgresPaymentRepository } from '../adapters/postgres/payment/postgres-payment-repository.ts';
 import { PostgresUnitOfWork } from '../adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresObjectModes } from '../adapters/postgres/postgres-object-modes.ts';
 import { PostgresOrderCreationStore } from '../adapters/postgres/order/postgres-order-creation-store.ts';
 import { SimulatedAlphaAcquirer } from '../adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
 import { SimulatedBetaAcquirer } from '../adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
@@ -208,6 +210,7 @@ export function createCore(options: CoreOptions): Core {
   const payOrderAt = (at: Clock) => (at === clock ? payments.payOrder : createPayments({ ...paymentDeps, clock: at }).payOrder);
   const onInternalError = options.onInternalError;
   const newRequestId = () => ids.newId('req_');
+  const objectModes = new PostgresObjectModes(options.knex);
   const idempotent = createIdempotent(uow);
   const captureOrder = createCaptureOrder(payments.kit);
   const orderCreation = new PostgresOrderCreationStore(options.knex);
@@ -306,22 +309,25 @@ export function createCore(options: CoreOptions): Core {
       // Every request passes one check of its strings first, whichever transport brought it.
       // The services that take API keys judge the key before telling a malformed request why it is.
       const secretKey = (ctx: HandlerContext) => authenticate(ctx, 'secret');
-      router.service(OrderService, guardRequests(OrderService, orderService, onInternalError, newRequestId, secretKey));
-      router.service(CheckoutService, guardRequests(CheckoutService, checkoutService, onInternalError, newRequestId));
-      router.service(TestHelperService, guardRequests(TestHelperService, testHelperService, onInternalError, newRequestId, secretKey));
-      router.service(WebhookEndpointService, guardRequests(WebhookEndpointService, endpointService, onInternalError, newRequestId, secretKey));
-      router.service(EventService, guardRequests(EventService, eventService, onInternalError, newRequestId, secretKey));
-      router.service(RefundService, guardRequests(RefundService, refundService, onInternalError, newRequestId, secretKey));
-      router.service(BalanceService, guardRequests(BalanceService, balanceService, onInternalError, newRequestId, secretKey));
-      router.service(PayoutService, guardRequests(PayoutService, payoutService, onInternalError, newRequestId, secretKey));
-      router.service(DisputeService, guardRequests(DisputeService, disputeService, onInternalError, newRequestId, secretKey));
-      router.service(PaymentLinkService, guardRequests(PaymentLinkService, paymentLinkService, onInternalError, newRequestId, secretKey));
+      // A not-found answer to a caller with a key says when the id is its merchant's in the other mode.
+      const guard = <S extends DescService>(service: S, impl: ServiceImpl<S>, credentialsFirst?: (ctx: HandlerContext) => Promise<unknown>) =>
+        guardRequests(service, impl, onInternalError, newRequestId, credentialsFirst, objectModes);
+      router.service(OrderService, guard(OrderService, orderService, secretKey));
+      router.service(CheckoutService, guard(CheckoutService, checkoutService));
+      router.service(TestHelperService, guard(TestHelperService, testHelperService, secretKey));
+      router.service(WebhookEndpointService, guard(WebhookEndpointService, endpointService, secretKey));
+      router.service(EventService, guard(EventService, eventService, secretKey));
+      router.service(RefundService, guard(RefundService, refundService, secretKey));
+      router.service(BalanceService, guard(BalanceService, balanceService, secretKey));
+      router.service(PayoutService, guard(PayoutService, payoutService, secretKey));
+      router.service(DisputeService, guard(DisputeService, disputeService, secretKey));
+      router.service(PaymentLinkService, guard(PaymentLinkService, paymentLinkService, secretKey));
       // No key: the link's suffix is the credential, as the checkout id is for CheckoutService.
-      router.service(PaymentLinkPageService, guardRequests(PaymentLinkPageService, paymentLinkPageService, onInternalError, newRequestId));
+      router.service(PaymentLinkPageService, guard(PaymentLinkPageService, paymentLinkPageService));
       // CreateCardToken takes a publishable key; the service judges each call's key itself.
-      router.service(CustomerService, guardRequests(CustomerService, customerService, onInternalError, newRequestId, (ctx) => authenticate(ctx, 'publishable')));
-      router.service(SubscriptionService, guardRequests(SubscriptionService, createSubscriptionService(subscriptionDeps), onInternalError, newRequestId, secretKey));
-      router.service(TestClockService, guardRequests(TestClockService, createTestClockService(subscriptionDeps), onInternalError, newRequestId, secretKey));
+      router.service(CustomerService, guard(CustomerService, customerService, (ctx) => authenticate(ctx, 'publishable')));
+      router.service(SubscriptionService, guard(SubscriptionService, createSubscriptionService(subscriptionDeps), secretKey));
+      router.service(TestClockService, guard(TestClockService, createTestClockService(subscriptionDeps), secretKey));
     },
     createSandbox: createCreateSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost, secrets: signingSecrets }),
     createFirstSandbox: createCreateFirstSandbox({ merchants, ids, clock, apiBaseUrl: options.apiBaseUrl, checkoutHost: options.checkoutHost, secrets: signingSecrets }),

@@ -17,6 +17,11 @@ function cardDigits(value) {
   return value.replace(/[\s-]/g, '');
 }
 
+/** Whether to tell the shopper how many attempts are left: only when few are (i18n.ts, FEW_ATTEMPTS). */
+function fewAttemptsLeft(left) {
+  return left > 0 && left <= 3;
+}
+
 /** The Luhn checksum of a 12–19 digit number. */
 function luhn(number) {
   if (!/^\d{12,19}$/.test(number)) return false;
@@ -273,7 +278,7 @@ function initPayment(root) {
     if (left === 0) locked = true;
     setBusy(false);
     const text = abandoned ? t('authenticationCancelled') : (msg.decline && msg.decline[outcome.declineCode]) || outcome.message || t('declined');
-    const tail = left > 0 ? ` ${t(plural.select(left) === 'one' ? 'attemptsOne' : 'attemptsOther', { count: left })}` : '';
+    const tail = fewAttemptsLeft(left) ? ` ${t(plural.select(left) === 'one' ? 'attemptsOne' : 'attemptsOther', { count: left })}` : '';
     setStatus(statusEl, locked ? `${text} ${t('attemptsExhausted')}` : text + tail, 'error');
     if (origin === number) {
       number.value = '';

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { DISPUTE_REASONS } from '../../../src/domain/dispute/dispute.entity.ts';
 import { Filter, ListQuery } from '../shared/list-query.ts';
 import {
   Amount,
@@ -12,17 +13,17 @@ import {
   ListOf,
   NoQuery,
   NOT_FOUND,
+  OneOf,
   OptionalText,
   OptionalTimestamp,
   OrNull,
   STATE_CHANGE_ERRORS,
-  Text,
 } from '../shared/schemas.ts';
 
 // Every shape of /v1/disputes, /v1/orders/:id/evidence and the dispute test helper, declared once.
 
 const tags = ['disputes'];
-const REASONS = ['fraudulent', 'product_not_received', 'duplicate', 'subscription_canceled', 'product_unacceptable', 'credit_not_processed', 'unrecognized', 'general'];
+const REASONS = [...DISPUTE_REASONS];
 
 const evidenceFields = {
   customer_email: OptionalText({ description: 'At most 254 characters, an email address.' }),
@@ -45,7 +46,7 @@ export type SubmitBody = Static<typeof SubmitBody>;
 
 export const CreateDisputeBody = Body(
   {
-    reason: Text({ description: REASONS.join(', ') + '.' }),
+    reason: OneOf(REASONS, { description: REASONS.join(', ') + '.' }),
     amount: Type.Optional(Amount({ description: 'Minor units; what remains of the capture (less refunds and other disputes) when omitted.' })),
     evidence_due_by: OptionalTimestamp({ description: 'When the evidence is due; 7 days ahead when omitted. May be in the past.' }),
   },

@@ -1,9 +1,11 @@
 import Type, { type Static } from 'typebox';
+import { CAPTURE_METHODS } from '../../../src/domain/order/capture.ts';
 import {
   Amount,
   Body,
   BODY_ERRORS,
   COMMON_ERRORS,
+  Enum,
   ErrorAnswer,
   IdempotencyHeaders,
   IdParams,
@@ -43,8 +45,7 @@ export const CreateOrderBody = Body(
     return_url: OptionalText({ description: 'Absolute http(s) URL the customer returns to after paying, with order_id and reference added.' }),
     expires_at: OptionalTimestamp({ description: 'When the checkout closes: 5 minutes to 30 days ahead; 24 hours when omitted.' }),
     capture_method: Type.Optional(
-      Type.String({
-        enum: ['automatic', 'manual'],
+      Enum(CAPTURE_METHODS, {
         description: 'automatic (the default): captured as the customer pays. manual: only authorized then (status authorized); capture it with POST /v1/orders/{id}/capture within 7 days, or it is released.',
       }),
     ),

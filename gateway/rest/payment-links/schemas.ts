@@ -1,9 +1,11 @@
 import Type, { type Static } from 'typebox';
+import { PAYMENT_LINK_TYPES } from '../../../src/domain/payment-link/payment-link.entity.ts';
 import {
   Amount,
   Body,
   BODY_ERRORS,
   COMMON_ERRORS,
+  Enum,
   ErrorAnswer,
   IdempotencyHeaders,
   IdParams,
@@ -32,8 +34,7 @@ export const CreatePaymentLinkBody = Body(
     amount: Amount({ description: 'Minor units of currency each payment of the link charges; the order\'s rules (e.g. 2500 is 25.00 EUR).' }),
     currency: Text({ description: 'ISO 4217, uppercase, e.g. EUR.' }),
     reference: Text({ description: 'Your reference, 1-255 characters; every order of the link carries it.' }),
-    type: Type.String({
-      enum: ['single_use', 'collecting'],
+    type: Enum(PAYMENT_LINK_TYPES, {
       description: 'single_use: exactly one successful payment, even with customers paying at the same moment. collecting: any number (reusable).',
     }),
     line_items: OptionalList(LineItemInput, 'line_items must be an array of {name, amount} objects.', { description: 'At most 100; when given, their amounts must sum to amount.' }),

@@ -1,12 +1,13 @@
 import Type, { type Static } from 'typebox';
-import { Amount, Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, IsoTime, NoQuery, NOT_FOUND, OptionalText, OrNull, Text } from '../shared/schemas.ts';
+import { REFUND_REASONS } from '../../../src/domain/refund/refund.entity.ts';
+import { Amount, Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, IsoTime, NoQuery, NOT_FOUND, OneOf, OptionalText, OrNull } from '../shared/schemas.ts';
 
 // Every shape of /v1/orders/:id/refunds, declared once.
 
 export const CreateRefundBody = Body(
   {
     amount: Type.Optional(Amount({ description: 'Minor units; the whole amount not yet refunded when omitted.' })),
-    reason: Text({ description: 'requested_by_customer, duplicate, fraudulent, product_not_received or other.' }),
+    reason: OneOf(REFUND_REASONS, { description: 'requested_by_customer, duplicate, fraudulent, product_not_received or other.' }),
     note: OptionalText({ description: 'Free text for your records, at most 500 characters.' }),
   },
   'The request body must be a JSON object, e.g. {"amount": 1000, "reason": "requested_by_customer"}.',
@@ -21,7 +22,7 @@ export const RefundSchema = Type.Object(
     reference: Type.String({ description: 'The order\'s reference, as on every object of the order.' }),
     amount: Type.Integer({ description: 'Minor units of currency.' }),
     currency: Type.String(),
-    reason: Type.String({ enum: ['requested_by_customer', 'duplicate', 'fraudulent', 'product_not_received', 'other'] }),
+    reason: Type.String({ enum: [...REFUND_REASONS] }),
     note: OrNull(Type.String()),
     status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'canceled'], description: 'pending holds its amount: no other refund can spend it.' }),
     failure_code: OrNull(Type.String({ description: 'Why the acquirer refused it, when failed.' })),

@@ -18,6 +18,8 @@ export interface ErrorNote {
 export const ERROR_NOTE = 'x-error';
 /** Marks an amount in minor units: a type error states the minor-unit rule for the body's currency. */
 export const AMOUNT_NOTE = 'x-amount';
+/** The values a string parameter may take: the message for a missing one lists them (validation.ts). */
+export const ALLOWED_NOTE = 'x-allowed';
 /** Marks a body the caller may leave out (each route reads none as `{}`); the OpenAPI document says it is not required. */
 export const OPTIONAL_BODY_NOTE = 'x-optional-body';
 
@@ -39,6 +41,24 @@ export function Text(options: { description?: string } = {}) {
 /** An optional string (null counts as absent). */
 export function OptionalText(options: { description?: string } = {}) {
   return Type.Optional(nullable(Text(options)));
+}
+
+/**
+ * A required string from a closed list. The core judges the value (another one gets the core's code, with the
+ * list); a missing or non-string one is told here, with the list, so the caller learns what to send.
+ */
+export function OneOf(values: readonly string[], options: { description?: string } = {}) {
+  return Type.String({ ...options, [ALLOWED_NOTE]: [...values], ...note('parameter_invalid_string', `{param} must be one of ${values.join(', ')}.`) });
+}
+
+/** An optional {@link OneOf} (null counts as absent). */
+export function OptionalOneOf(values: readonly string[], options: { description?: string } = {}) {
+  return Type.Optional(nullable(OneOf(values, options)));
+}
+
+/** A string from a closed list that the schema itself checks (parameter_invalid, naming the values), for a value the core takes as an enum. */
+export function Enum(values: readonly string[], options: { description?: string } = {}) {
+  return Type.String({ ...options, enum: [...values], [ALLOWED_NOTE]: [...values], ...note('parameter_invalid', `{param} must be one of ${values.join(', ')}.`) });
 }
 
 /** An amount in minor units: a JSON integer within 2^53-1 (larger ones cannot be read exactly). */

@@ -2,7 +2,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { findCurrency } from '../../../src/domain/money/currency.ts';
 import { invalidParam, type RestError } from './rest-error.ts';
-import { AMOUNT_NOTE, ERROR_NOTE, OPTIONAL_BODY_NOTE, type ErrorNote } from './schemas.ts';
+import { ALLOWED_NOTE, AMOUNT_NOTE, ERROR_NOTE, OPTIONAL_BODY_NOTE, type ErrorNote } from './schemas.ts';
 
 // Fastify validates each REST request with its route's schema (schemas.ts). This file sets up its
 // Ajv and turns Ajv's errors into ours: the same codes, params and messages the hand checks gave.
@@ -29,6 +29,7 @@ function extend(ajv: unknown): void {
   it.addKeyword({ keyword: ERROR_NOTE, schemaType: 'object' });
   it.addKeyword({ keyword: AMOUNT_NOTE, schemaType: 'boolean' });
   it.addKeyword({ keyword: OPTIONAL_BODY_NOTE, schemaType: 'boolean' });
+  it.addKeyword({ keyword: ALLOWED_NOTE, schemaType: 'array' });
   it.addFormat('date-time', { type: 'string', validate: isDateTime });
 }
 
@@ -128,7 +129,10 @@ export function toParamError(errors: readonly SchemaError[], part: string, body:
   // A required field that is absent, or null (which the API reads as absent).
   const property = segments.length > 0 && !/^\d+$/.test(segments[segments.length - 1]!);
   if (error.keyword === 'required' || (error.keyword === 'type' && error.data === null && property)) {
-    return invalidParam('parameter_missing', param, `Missing required parameter: ${param}.`);
+    // A parameter from a closed list: say which values it takes, so the next request can be right.
+    const schema = error.keyword === 'required' ? (error.parentSchema?.properties as Record<string, Record<string, unknown>> | undefined)?.[segments[segments.length - 1]!] : error.parentSchema;
+    const allowed = schema?.[ALLOWED_NOTE] as readonly string[] | undefined;
+    return invalidParam('parameter_missing', param, `Missing required parameter: ${param}.${allowed ? ` It must be one of ${allowed.join(', ')}.` : ''}`);
   }
   if (error.parentSchema?.[AMOUNT_NOTE] === true) return amountError(param, error, body);
   const note = error.parentSchema?.[ERROR_NOTE] as ErrorNote | undefined;

@@ -1,4 +1,6 @@
 import Type, { type Static } from 'typebox';
+import { INTERVALS } from '../../../src/domain/subscription/schedule.ts';
+import { AFTER_FAILED_RETRIES } from '../../../src/domain/subscription/subscription.entity.ts';
 import {
   Amount,
   Body,
@@ -11,9 +13,11 @@ import {
   ListOf,
   NoQuery,
   NOT_FOUND,
+  OneOf,
   OptionalFlag,
   OptionalInteger,
   OptionalList,
+  OptionalOneOf,
   OptionalText,
   OptionalTimestamp,
   OrNull,
@@ -34,12 +38,12 @@ export const CreateSubscriptionBody = Body(
     currency: Text({ description: 'ISO 4217, uppercase.' }),
     reference: Text({ description: 'Your reference: every cycle’s order carries it, with the cycle number.' }),
     line_items: OptionalList(LineItemInput, 'line_items must be an array of {name, amount} objects.', { description: 'Each cycle’s order shows them; their amounts must sum to amount.' }),
-    interval: Text({ description: 'day, week, month or year.' }),
+    interval: OneOf(INTERVALS, { description: 'day, week, month or year.' }),
     interval_count: OptionalInteger({ description: 'Periods per cycle (3 with month: quarterly); a cycle is at most a year. 1 when omitted.' }),
     start_date: OptionalTimestamp({ description: 'When it starts (its trial, if any, begins then); now when omitted. Not in the past.' }),
     trial_days: OptionalInteger({ description: 'Days before the first charge, 0 to 730.' }),
     cycles: OptionalInteger({ description: 'Stop after this many charged cycles (1 to 1000); until canceled when omitted.' }),
-    after_failed_retries: OptionalText({ description: 'unpaid (the default: charging stops, the subscription stays) or cancel, once a failed cycle’s retries are spent.' }),
+    after_failed_retries: OptionalOneOf(AFTER_FAILED_RETRIES, { description: 'unpaid (the default: charging stops, the subscription stays) or cancel, once a failed cycle’s retries are spent.' }),
   },
   'The request body must be a JSON object, e.g. {"customer": "cus_…", "card": "card_…", "amount": 990, "currency": "EUR", "reference": "plan-gold", "interval": "month"}.',
 );

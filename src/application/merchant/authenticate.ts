@@ -10,6 +10,7 @@ import type { Caller } from '../../domain/merchant/caller.ts';
 import type { ApiKeyResolver } from '../../ports/merchant/api-key-resolver.port.ts';
 import type { RateLimiter } from '../../ports/merchant/rate-limiter.port.ts';
 import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
+import { AUTHENTICATED_CALLER } from '../shared/request-context.ts';
 
 /** Turns a call's Authorization header into a verified caller, and spends one of its key's rate-limit tokens; counts its client address's failures. */
 export type Authenticate = (ctx: HandlerContext, required: KeyKind) => Promise<Caller>;
@@ -116,6 +117,7 @@ export function createAuthenticate(deps: {
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, { ...headers, 'retry-after': String(decision.retryAfterSeconds) });
       for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
     }
+    ctx.values.set(AUTHENTICATED_CALLER, caller);
     return caller;
   };
 }

@@ -1,4 +1,5 @@
 import { createContextKey } from '@connectrpc/connect';
+import type { Caller } from '../../domain/merchant/caller.ts';
 
 /**
  * The network address of the client that made a call, as the gateway saw it
@@ -22,3 +23,9 @@ export const CALL_TRACE = createContextKey<{ entered: boolean } | undefined>(und
  * Context values do not cross a network: with the core in another process, the page would get none.
  */
 export const HOSTED_PAGE = createContextKey<boolean>(false, { description: 'the hosted page rendering itself' });
+
+/**
+ * The caller an API key of this call was verified as (set by authentication once the key passed), so
+ * that the request guard can tell a caller that an id it named belongs to its merchant's other mode.
+ */
+export const AUTHENTICATED_CALLER = createContextKey<Caller | undefined>(undefined, { description: 'the verified caller' });

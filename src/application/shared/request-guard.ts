@@ -1,7 +1,8 @@
 import { ApplicationError } from './application-error.ts';
 import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescService } from '@bufbuild/protobuf';
-import type { ConnectError, HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import { CALL_TRACE } from './request-context.ts';
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import { AUTHENTICATED_CALLER, CALL_TRACE } from './request-context.ts';
+import type { ObjectModes } from '../../ports/shared/object-modes.port.ts';
 import { IdKind, id_kind } from '../../gen/checkout/v1/field_options_pb.ts';
 import { invalid } from '../../domain/shared/domain-error.ts';
 import { toConnectError } from './connect-errors.ts';
@@ -83,6 +84,33 @@ export function checkRequestStrings(desc: DescMessage, message: Record<string, u
 /** Where a fault of ours is logged: the error and the request id the client was given. */
 export type OnInternalError = (err: unknown, requestId: string) => void;
 
+const modeName = (livemode: boolean) => (livemode ? 'live' : 'test');
+
+/**
+ * A not-found answer to an authenticated caller, told (as Stripe does) when an id the call names as its
+ * resource is one of the same merchant's objects in the other mode: `No such order: "ord_…"; a similar
+ * object exists in test mode, but a live mode key was used to make this request.` Another merchant's ids,
+ * and anonymous calls, get the answer unchanged. Only this path pays for the lookup.
+ */
+async function explainNotFound(err: ConnectError, input: DescMessage, req: Record<string, unknown>, ctx: HandlerContext, objects: ObjectModes | undefined): Promise<ConnectError> {
+  const caller = ctx.values.get(AUTHENTICATED_CALLER);
+  if (err.code !== Code.NotFound || !objects || !caller) return err;
+  for (const field of input.fields) {
+    if (field.fieldKind !== 'scalar' || field.scalar !== ScalarType.STRING || getOption(field, id_kind) !== IdKind.RESOURCE) continue;
+    const id = req[field.localName];
+    if (typeof id !== 'string' || id === '') continue;
+    // A lookup that fails leaves the answer as it was: the hint is a courtesy, the 404 is the answer.
+    const livemode = await objects.modeOf(caller.merchantId, id).catch(() => undefined);
+    if (livemode !== !caller.livemode) continue;
+    const named = err.rawMessage.includes(id) ? 'a similar object' : id;
+    const message = `${err.rawMessage.replace(/\.$/, '')}; ${named} exists in ${modeName(livemode)} mode, but a ${modeName(caller.livemode)} mode key was used to make this request.`;
+    // The details are ours (toConnectError made them), so they are the outgoing kind.
+    const details = err.details.filter((d) => 'desc' in d);
+    return new ConnectError(message, err.code, err.metadata, details, err.cause);
+  }
+  return err;
+}
+
 /**
  * Wraps a service implementation: every method first checks its request
  * with {@link checkRequestStrings} (when that fails and the service takes API
@@ -91,7 +119,8 @@ export type OnInternalError = (err: unknown, requestId: string) => void;
  * as the ConnectError {@link toConnectError} chooses. This is the one place
  * that turns an unknown fault into internal_error, after logging it with the
  * request id: the gateway's (REST's Request-Id, forwarded) or one made here,
- * which the answer then carries as request-id.
+ * which the answer then carries as request-id. With `objects`, a not-found answer to a caller with a key
+ * says when the id is its merchant's in the other mode ({@link explainNotFound}).
  */
 export function guardRequests<S extends DescService>(
   service: S,
@@ -99,6 +128,7 @@ export function guardRequests<S extends DescService>(
   onInternalError: OnInternalError,
   newRequestId: () => string,
   credentialsFirst?: (ctx: HandlerContext) => Promise<unknown>,
+  objects?: ObjectModes,
 ): ServiceImpl<S> {
   const guarded: Record<string, unknown> = {};
   const methods = impl as unknown as Record<string, (req: Record<string, unknown>, ctx: HandlerContext) => unknown>;
@@ -131,7 +161,7 @@ export function guardRequests<S extends DescService>(
             try {
               return await fn.call(impl, req, ctx);
             } catch (err) {
-              throw fail(err);
+              throw await explainNotFound(fail(err), method.input, req, ctx, objects);
             }
           }
         : async function* (req: Record<string, unknown>, ctx: HandlerContext) {
@@ -139,7 +169,7 @@ export function guardRequests<S extends DescService>(
             try {
               yield* fn.call(impl, req, ctx) as AsyncIterable<unknown>;
             } catch (err) {
-              throw fail(err);
+              throw await explainNotFound(fail(err), method.input, req, ctx, objects);
             }
           };
   }

@@ -3,6 +3,8 @@ import type { LineItem } from '../order/order.entity.ts';
 
 /** How many payments a link accepts: exactly one (single_use), or any number (collecting). */
 export type PaymentLinkType = 'single_use' | 'collecting';
+/** Every {@link PaymentLinkType}. */
+export const PAYMENT_LINK_TYPES: readonly PaymentLinkType[] = ['single_use', 'collecting'];
 
 /** Whether a link takes payment now, and if not why. */
 export type PaymentLinkStatus = 'active' | 'deactivated' | 'expired' | 'completed';

@@ -17,6 +17,8 @@ export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'unpaid' |
 
 /** What becomes of a subscription whose retries are spent. */
 export type AfterFailedRetries = 'unpaid' | 'cancel';
+/** Every {@link AfterFailedRetries}, the default first. */
+export const AFTER_FAILED_RETRIES: readonly AfterFailedRetries[] = ['unpaid', 'cancel'];
 
 /** Why a subscription was canceled. */
 export type CancellationReason = 'requested' | 'cycles_completed' | 'payment_failed' | 'customer_deleted';
