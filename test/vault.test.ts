@@ -18,6 +18,7 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { TEST_API_URL, TEST_CHECKOUT_URL } from './support/service.ts';
+import { pageToken } from './support/payments.ts';
 
 const OLD_KEK = { id: 'kek-2025', secret: randomBytes(32) };
 const NEW_KEK = { id: 'kek-2026', secret: randomBytes(32) };
@@ -303,7 +304,7 @@ describe('saving a card from the checkout', () => {
     const orderId = order.json().id as string;
     const checkoutId = orderId.slice(4);
     const checkout = createClient(CheckoutService, createRouterTransport(core.routes));
-    const headers = { 'checkout-token': (await checkout.getCheckout({ checkoutId })).checkout!.checkoutToken };
+    const headers = { 'checkout-token': await pageToken(core.routes, checkoutId) };
     const card = (behaviour: string) => ({ number: cardOf(shop, behaviour), expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: CVC, name: 'Ada Lovelace' });
     return {
       orderId,
