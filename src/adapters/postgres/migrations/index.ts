@@ -22,6 +22,7 @@ import * as eventOrder from './020-event-order.ts';
 import * as clientSecrets from './021-client-secrets.ts';
 import * as ledgerBalanceShards from './022-ledger-balance-shards.ts';
 import * as ledgerCheckCustomPlans from './023-ledger-check-custom-plans.ts';
+import * as eventStream from './024-event-stream.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
 export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
@@ -48,6 +49,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['021-client-secrets', clientSecrets],
   ['022-ledger-balance-shards', ledgerBalanceShards],
   ['023-ledger-check-custom-plans', ledgerCheckCustomPlans],
+  ['024-event-stream', eventStream],
 ];
 
 /**
