@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config, type EventsMode } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/composition/service.ts';
 import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -163,7 +163,7 @@ export class Receiver {
 
 // ---------------------------------------------------------------- service
 
-/** The service running in this process over its own database and JetStream stream. */
+/** The service running in this process over its own database and JetStream stream (or, without NATS, the database's event stream). */
 export interface Harness {
   readonly service: RunningService;
   readonly db: TestDatabase;
@@ -176,13 +176,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The environment the service (and `checkout dispatch`) reads, with a short retry schedule and loopback receivers allowed. */
-export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+/**
+ * The environment the service (and `checkout dispatch`) reads, with a short retry schedule and loopback receivers
+ * allowed. No natsUrl: events travel through Postgres (NATS_URL is set empty, so that a NATS_URL of the test's own
+ * environment does not reach a child process).
+ */
+export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string | undefined, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: db.url,
     // Test files run side by side; keep their connections well under Postgres's max_connections.
     DATABASE_POOL_MAX: '10',
-    NATS_URL: natsUrl,
+    NATS_URL: natsUrl ?? '',
     NATS_STREAM: stream.stream,
     NATS_SUBJECT_PREFIX: stream.subjectPrefix,
     PORT: '0',
@@ -200,9 +204,21 @@ export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPr
   };
 }
 
+/** The events' modes every transport-dependent suite runs in: NATS JetStream, and the event stream in Postgres. */
+export const EVENTS_MODES: readonly EventsMode[] = ['nats', 'postgres-outbox'];
+
+/** What {@link startHarness} takes. */
+export interface HarnessOptions {
+  /** How events travel: `nats` (the default: natsUrl, or the machine's NATS) or `postgres-outbox` (no NATS_URL). */
+  readonly events?: EventsMode;
+  readonly natsUrl?: string;
+  readonly env?: Record<string, string>;
+  readonly logDestination?: { write(line: string): void };
+}
+
 /** Starts the whole service (gateway, relay, dispatcher unless RUN_DISPATCHER=false) on a fresh database and stream. */
-export async function startHarness(options: { natsUrl?: string; env?: Record<string, string>; logDestination?: { write(line: string): void } } = {}): Promise<Harness> {
-  const natsUrl = options.natsUrl ?? MACHINE_NATS_URL;
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const natsUrl = options.events === 'postgres-outbox' ? undefined : (options.natsUrl ?? MACHINE_NATS_URL);
   const db = await createTestDatabase({ migrate: false });
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
@@ -221,6 +237,7 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
       await service.close();
       await db.drop();
       // The stream lives on a NATS that outlives the test.
+      if (natsUrl === undefined) return;
       const nc = await connect({ servers: natsUrl, timeout: 2000 }).catch(() => undefined);
       if (nc) {
         const jsm = await nc.jetstreamManager().catch(() => undefined);
