@@ -12,6 +12,7 @@ import type { SandboxCredentials } from '../../src/application/merchant/create-s
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
 import { orderBody } from './order-fixtures.ts';
+import { waitFor } from './wait.ts';
 
 // ---------------------------------------------------------------- receiver
 
@@ -246,6 +247,62 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
   };
+}
+
+// ---------------------------------------------------------------- reading what was delivered
+
+/** The v1 parts of a Checkout-Signature header. */
+export function v1Parts(header: string): string[] {
+  return header
+    .split(',')
+    .filter((p) => p.startsWith('v1='))
+    .map((p) => p.slice(3));
+}
+
+/** The t= part of a Checkout-Signature header. */
+export function timestampOf(header: string): number {
+  return Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);
+}
+
+/** A delivery attempt as GET /v1/events/:id/deliveries shows it. */
+export interface AttemptJson {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string;
+}
+
+/**
+ * Shortcuts over the harness a test file runs (read when called, so a file may start it in beforeAll):
+ * an event's delivery attempts, an order's event row, an endpoint's deliveries, a paid order.
+ */
+export function deliveryHelpers(current: () => Harness) {
+  /** The delivery attempts of an event (GET /v1/events/:id/deliveries, 200 expected). */
+  async function attemptsOf(key: string, eventId: string): Promise<AttemptJson[]> {
+    const res = await api<{ data: AttemptJson[] }>(current().base, key, 'GET', `/v1/events/${eventId}/deliveries`);
+    if (res.status !== 200) throw new Error(`listing the deliveries of ${eventId} answered ${res.status}: ${JSON.stringify(res.json)}`);
+    return res.json.data;
+  }
+  /** The event row of one order and type, once it is there. */
+  async function eventOf(orderId: string, type: string): Promise<{ id: string; created_at: Date; sequence: number }> {
+    return waitFor(`${type} of ${orderId}`, () => current().db.knex('events').where({ order_id: orderId, type }).first(), (row) => row !== undefined);
+  }
+  /** An endpoint's deliveries, oldest first. */
+  async function deliveryRows(endpointId: string, harness = current()): Promise<{ event_id: string; status: string; attempt_count: number }[]> {
+    return harness.db.knex('webhook_deliveries').where({ endpoint_id: endpointId }).select('event_id', 'status', 'attempt_count').orderBy('id');
+  }
+  /** Creates an order, pays it, and answers the order and its order.paid event id. */
+  async function paidOrder(key: string, reference = `INV-${Math.random().toString(36).slice(2, 8)}`) {
+    const order = await createOrder(current().base, key, { reference });
+    const paid = await payOrder(current().base, key, order.id);
+    const event = await eventOf(order.id, 'order.paid');
+    return { order, paid, eventId: event.id, event };
+  }
+  return { attemptsOf, eventOf, deliveryRows, paidOrder };
 }
 
 // ---------------------------------------------------------------- REST
