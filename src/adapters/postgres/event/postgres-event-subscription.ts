@@ -247,3 +247,20 @@ export class PostgresEventSubscription implements EventSubscription {
     return result.rows as ClaimedRow[];
   }
 }
+
+/**
+ * Each durable consumer of the event stream in Postgres, with the age in seconds (by Postgres's clock) of
+ * the oldest event it has not handled: the first one past its position, or one it has in hand (taken and
+ * not settled, or waiting for a retry); 0 when it is up to date.
+ */
+export async function eventConsumerAgeSeconds(knex: Knex): Promise<{ consumer: string; ageSeconds: number }[]> {
+  const result = await knex.raw(
+    `SELECT c.name AS consumer,
+            COALESCE(EXTRACT(EPOCH FROM now() - LEAST(
+              (SELECT min(e.created_at) FROM event_consumer_pending p JOIN events e ON e.stream_seq = p.stream_seq WHERE p.consumer = c.name),
+              (SELECT e.created_at FROM events e WHERE e.stream_seq > c.position ORDER BY e.stream_seq LIMIT 1))), 0)::float8 AS age
+       FROM event_consumers c
+      ORDER BY c.name`,
+  );
+  return (result.rows as { consumer: string; age: number }[]).map((row) => ({ consumer: row.consumer, ageSeconds: Math.max(0, Number(row.age)) }));
+}
