@@ -54,6 +54,11 @@ export interface EventTransport {
   close(): Promise<void>;
 }
 
+/** A NATS_URL as it may be shown in the log: credentials in any of its servers (`nats://user:pass@host`, `nats://token@host`) hidden. */
+export function redactNatsUrl(url: string): string {
+  return url.replace(/\/\/[^@/,]*@/g, '//***@');
+}
+
 /** A probe reported as `events`, with the mode beside its status. */
 function eventsProbe(mode: EventsMode, probe: () => Promise<void>): DependencyProbe {
   return { name: 'events', mode, probe };
@@ -103,8 +108,8 @@ export async function linkEvents(config: Config, installationId: string, knex: K
     ready: link.ready.then((nc) => (nc ? channels(nc) : undefined)),
     feed: new NatsEventFeed(() => link.current(), config.natsSubjectPrefix, installationId),
     probes: [nats, eventsProbe('nats', () => nats.probe())],
-    description: `JetStream stream ${config.natsStream} on ${config.natsUrl}`,
-    summary: `events through NATS JetStream (stream ${config.natsStream} on ${config.natsUrl})`,
+    description: `JetStream stream ${config.natsStream} on ${redactNatsUrl(config.natsUrl)}`,
+    summary: `events through NATS JetStream (stream ${config.natsStream} on ${redactNatsUrl(config.natsUrl)})`,
     close: () => link.close(),
   };
 }
@@ -150,14 +155,14 @@ export async function linkNats(config: Config, natsUrl: string, installationId: 
     } catch (err) {
       if (err instanceof StreamConflictError) {
         await nc.close().catch(() => undefined);
-        throw new StartupError(`${err.message} (NATS ${natsUrl})`);
+        throw new StartupError(`${err.message} (NATS ${redactNatsUrl(natsUrl)})`);
       }
       // Any other failure is reported below, as when NATS comes late.
     }
   }
   const ready = (async (): Promise<NatsConnection | undefined> => {
     if (!nc) {
-      log.warn(`Cannot reach NATS at ${natsUrl}; orders are accepted and their events will be published when it is back.`);
+      log.warn(`Cannot reach NATS at ${redactNatsUrl(natsUrl)}; orders are accepted and their events will be published when it is back.`);
       const late = await connecting;
       if (closed) {
         await late.close();
