@@ -228,101 +228,107 @@ describe.each(EVENTS_MODES)('webhooks (events: %s)', (mode) => {
       );
     }, 150_000);
 
-    test.runIf(mode === 'nats')('NATS restarted while orders keep coming: every event reaches the receiver', async () => {
-      const nats = await startOwnNatsServer();
-      cleanups.push(() => nats.destroy());
-      const own = await startHarness({ natsUrl: nats.url });
-      cleanups.push(() => own.close());
-      const r = await receiver();
-      const key = own.sandbox.test_secret_key;
-      await createEndpoint(own.base, key, r.url(), ['*']);
+    // The transport going away: NATS restarted, or without NATS the LISTEN connection cut. Each mode defines
+    // its own test, so that neither shows as skipped in the other.
+    if (mode === 'nats') {
+      test('NATS restarted while orders keep coming: every event reaches the receiver', async () => {
+        const nats = await startOwnNatsServer();
+        cleanups.push(() => nats.destroy());
+        const own = await startHarness({ natsUrl: nats.url });
+        cleanups.push(() => own.close());
+        const r = await receiver();
+        const key = own.sandbox.test_secret_key;
+        await createEndpoint(own.base, key, r.url(), ['*']);
 
-      // Orders keep coming from four clients throughout, across the stop and the start of NATS.
-      let stop = false;
-      const failures: string[] = [];
-      const load = pool(4, 4, async (worker) => {
-        for (let i = 0; !stop; i += 1) {
-          const order = await createOrder(own.base, key, { reference: `NATS-${worker}-${i}` }).catch((err: Error) => void failures.push(err.message));
-          if (order && i % 3 === 0) await payOrder(own.base, key, order.id).catch((err: Error) => void failures.push(err.message));
-          await sleep(20);
+        // Orders keep coming from four clients throughout, across the stop and the start of NATS.
+        let stop = false;
+        const failures: string[] = [];
+        const load = pool(4, 4, async (worker) => {
+          for (let i = 0; !stop; i += 1) {
+            const order = await createOrder(own.base, key, { reference: `NATS-${worker}-${i}` }).catch((err: Error) => void failures.push(err.message));
+            if (order && i % 3 === 0) await payOrder(own.base, key, order.id).catch((err: Error) => void failures.push(err.message));
+            await sleep(20);
+          }
+        });
+        await waitFor('traffic flowing to the receiver', () => r.requests.length, (n) => n >= 20, 30_000);
+
+        // Resolves once the nats-server process has exited: from here NATS is down.
+        await nats.stop();
+        // A fixed batch while it is down: 20 orders, 7 of them paid. Every one is accepted, and its events wait
+        // in the outbox (none can have been published: there is no NATS to publish to).
+        const whileDown = await pool(20, 4, async (i) => {
+          const order = await createOrder(own.base, key, { reference: `DOWN-${i}` });
+          if (i % 3 === 0) await payOrder(own.base, key, order.id);
+          return order;
+        });
+        const downEvents: { id: string; type: string; published_at: Date | null }[] = await own.db.knex('events').whereIn('order_id', whileDown.map((o) => o.id)).select('id', 'type', 'published_at');
+        expect(downEvents.filter((e) => e.type === 'order.created')).toHaveLength(20);
+        expect(downEvents.filter((e) => e.type === 'order.paid')).toHaveLength(7);
+        expect(downEvents.filter((e) => e.published_at !== null)).toEqual([]);
+
+        await nats.start();
+        // Orders made after the restart get through too: the relay and the dispatcher are back.
+        const afterRestart = await createOrder(own.base, key, { reference: 'AFTER-RESTART' });
+        const afterEvent = await waitFor('the event of an order made after the restart', () => own.db.knex('events').where({ order_id: afterRestart.id }).first('id'), (row) => row !== undefined);
+        await waitFor('that event at the receiver', () => r.acceptedIds(), (ids) => ids.has(afterEvent.id), 60_000);
+        stop = true;
+        await load;
+        expect(failures).toEqual([]);
+
+        const merchantEvents = async () => (await own.db.knex('events').where({ merchant_id: own.sandbox.merchant_id }).pluck('id')) as string[];
+        const all = await merchantEvents();
+        expect(all).toEqual(expect.arrayContaining(downEvents.map((e) => e.id)));
+        const missing = await waitFor(
+          'every event of the events table at the receiver',
+          () => all.filter((id) => !r.acceptedIds().has(id)),
+          (left) => left.length === 0,
+          60_000,
+          100,
+        );
+        expect(missing).toEqual([]);
+        expect(new Set(await merchantEvents())).toEqual(new Set(all));
+        console.info(`[nats restart] ${all.length} events (${downEvents.length} of them from the 20 orders made while NATS was down), ${r.requests.length} requests`);
+      }, 180_000);
+    }
+
+    if (mode === 'postgres-outbox') {
+      test('the LISTEN connection cut again and again while orders keep coming: every event reaches the receiver, and the connection comes back', async () => {
+        const shop = await h.merchant();
+        const r = await receiver();
+        await createEndpoint(h.base, shop.test_secret_key, r.url(), ['*']);
+        // The service's one LISTEN connection (an idle connection shows its last statement).
+        const listening = async () =>
+          ((await h.db.knex.raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN checkout_event_stream'`)).rows as { pid: number }[]).map((row) => row.pid);
+        await waitFor('the LISTEN connection', listening, (pids) => pids.length === 1, 30_000);
+
+        let stop = false;
+        const failures: string[] = [];
+        const load = pool(4, 4, async (worker) => {
+          for (let i = 0; !stop; i += 1) {
+            const order = await createOrder(h.base, shop.test_secret_key, { reference: `CUT-${worker}-${i}` }).catch((err: Error) => void failures.push(err.message));
+            if (order && i % 3 === 0) await payOrder(h.base, shop.test_secret_key, order.id).catch((err: Error) => void failures.push(err.message));
+            await sleep(20);
+          }
+        });
+        const cut: number[] = [];
+        for (let n = 0; n < 3; n += 1) {
+          const pids = await waitFor('a LISTEN connection to cut', listening, (found) => found.length > 0 && found.every((pid) => !cut.includes(pid)), 30_000);
+          await h.db.knex.raw('SELECT pg_terminate_backend(pid) FROM unnest(?::int[]) AS pid', [pids]);
+          cut.push(...pids);
+          await waitFor('events still delivered', () => r.requests.length, (count) => count > 10 * (n + 1), 30_000);
         }
-      });
-      await waitFor('traffic flowing to the receiver', () => r.requests.length, (n) => n >= 20, 30_000);
+        stop = true;
+        await load;
+        expect(failures).toEqual([]);
 
-      // Resolves once the nats-server process has exited: from here NATS is down.
-      await nats.stop();
-      // A fixed batch while it is down: 20 orders, 7 of them paid. Every one is accepted, and its events wait
-      // in the outbox (none can have been published: there is no NATS to publish to).
-      const whileDown = await pool(20, 4, async (i) => {
-        const order = await createOrder(own.base, key, { reference: `DOWN-${i}` });
-        if (i % 3 === 0) await payOrder(own.base, key, order.id);
-        return order;
-      });
-      const downEvents: { id: string; type: string; published_at: Date | null }[] = await own.db.knex('events').whereIn('order_id', whileDown.map((o) => o.id)).select('id', 'type', 'published_at');
-      expect(downEvents.filter((e) => e.type === 'order.created')).toHaveLength(20);
-      expect(downEvents.filter((e) => e.type === 'order.paid')).toHaveLength(7);
-      expect(downEvents.filter((e) => e.published_at !== null)).toEqual([]);
-
-      await nats.start();
-      // Orders made after the restart get through too: the relay and the dispatcher are back.
-      const afterRestart = await createOrder(own.base, key, { reference: 'AFTER-RESTART' });
-      const afterEvent = await waitFor('the event of an order made after the restart', () => own.db.knex('events').where({ order_id: afterRestart.id }).first('id'), (row) => row !== undefined);
-      await waitFor('that event at the receiver', () => r.acceptedIds(), (ids) => ids.has(afterEvent.id), 60_000);
-      stop = true;
-      await load;
-      expect(failures).toEqual([]);
-
-      const merchantEvents = async () => (await own.db.knex('events').where({ merchant_id: own.sandbox.merchant_id }).pluck('id')) as string[];
-      const all = await merchantEvents();
-      expect(all).toEqual(expect.arrayContaining(downEvents.map((e) => e.id)));
-      const missing = await waitFor(
-        'every event of the events table at the receiver',
-        () => all.filter((id) => !r.acceptedIds().has(id)),
-        (left) => left.length === 0,
-        60_000,
-        100,
-      );
-      expect(missing).toEqual([]);
-      expect(new Set(await merchantEvents())).toEqual(new Set(all));
-      console.info(`[nats restart] ${all.length} events (${downEvents.length} of them from the 20 orders made while NATS was down), ${r.requests.length} requests`);
-    }, 180_000);
-
-    test.runIf(mode === 'postgres-outbox')('the LISTEN connection cut again and again while orders keep coming: every event reaches the receiver, and the connection comes back', async () => {
-      const shop = await h.merchant();
-      const r = await receiver();
-      await createEndpoint(h.base, shop.test_secret_key, r.url(), ['*']);
-      // The service's one LISTEN connection (an idle connection shows its last statement).
-      const listening = async () =>
-        ((await h.db.knex.raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN checkout_event_stream'`)).rows as { pid: number }[]).map((row) => row.pid);
-      await waitFor('the LISTEN connection', listening, (pids) => pids.length === 1, 30_000);
-
-      let stop = false;
-      const failures: string[] = [];
-      const load = pool(4, 4, async (worker) => {
-        for (let i = 0; !stop; i += 1) {
-          const order = await createOrder(h.base, shop.test_secret_key, { reference: `CUT-${worker}-${i}` }).catch((err: Error) => void failures.push(err.message));
-          if (order && i % 3 === 0) await payOrder(h.base, shop.test_secret_key, order.id).catch((err: Error) => void failures.push(err.message));
-          await sleep(20);
-        }
-      });
-      const cut: number[] = [];
-      for (let n = 0; n < 3; n += 1) {
-        const pids = await waitFor('a LISTEN connection to cut', listening, (found) => found.length > 0 && found.every((pid) => !cut.includes(pid)), 30_000);
-        await h.db.knex.raw('SELECT pg_terminate_backend(pid) FROM unnest(?::int[]) AS pid', [pids]);
-        cut.push(...pids);
-        await waitFor('events still delivered', () => r.requests.length, (count) => count > 10 * (n + 1), 30_000);
-      }
-      stop = true;
-      await load;
-      expect(failures).toEqual([]);
-
-      const all = (await h.db.knex('events').where({ merchant_id: shop.merchant_id }).pluck('id')) as string[];
-      const missing = await waitFor('every event of the merchant at the receiver', () => all.filter((id) => !r.acceptedIds().has(id)), (left) => left.length === 0, 60_000, 100);
-      expect(missing).toEqual([]);
-      // A new connection listens again: the wake-ups are back, not only the polling.
-      const now = await waitFor('a new LISTEN connection', listening, (pids) => pids.length === 1 && !cut.includes(pids[0]!), 30_000);
-      expect(now).toHaveLength(1);
-      console.info(`[listen cut] ${all.length} events through 3 cuts of the LISTEN connection, ${r.requests.length} requests`);
-    }, 180_000);
+        const all = (await h.db.knex('events').where({ merchant_id: shop.merchant_id }).pluck('id')) as string[];
+        const missing = await waitFor('every event of the merchant at the receiver', () => all.filter((id) => !r.acceptedIds().has(id)), (left) => left.length === 0, 60_000, 100);
+        expect(missing).toEqual([]);
+        // A new connection listens again: the wake-ups are back, not only the polling.
+        const now = await waitFor('a new LISTEN connection', listening, (pids) => pids.length === 1 && !cut.includes(pids[0]!), 30_000);
+        expect(now).toHaveLength(1);
+        console.info(`[listen cut] ${all.length} events through 3 cuts of the LISTEN connection, ${r.requests.length} requests`);
+      }, 180_000);
+    }
   });
 });
