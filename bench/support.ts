@@ -32,6 +32,16 @@ export const SERVER_POSTGRES_URL = (process.env.BENCH_SERVER_POSTGRES_URL ?? POS
 /** The server's DATABASE_URL for a bench database. */
 export const serverDatabaseUrl = (dbName: string) => `${SERVER_POSTGRES_URL}/${dbName}`;
 export const NATS_URL = process.env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
+/**
+ * BENCH_EVENTS: how the server under test carries its events: `nats` (NATS JetStream at NATS_URL, the
+ * default) or `postgres-outbox` (no NATS_URL: the event stream in Postgres). bench/webhooks.ts reads it.
+ */
+export const EVENTS = eventsOf(process.env.BENCH_EVENTS?.trim() || 'nats');
+
+function eventsOf(value: string): 'nats' | 'postgres-outbox' {
+  if (value !== 'nats' && value !== 'postgres-outbox') throw new Error(`BENCH_EVENTS must be nats or postgres-outbox, got "${value}"`);
+  return value;
+}
 export const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 /** Extra environment of the server under test: BENCH_SERVER_ENV="SERVE_WORKERS=none LOG_LEVEL=info". */
 export const SERVER_ENV: Record<string, string> = Object.fromEntries(
@@ -204,9 +214,9 @@ export async function verifyLedger(dbUrl: string): Promise<void> {
 
 /**
  * The end of a run: drops the bench database (or, with BENCH_KEEP_DB=1, prints its URL), closes
- * the admin connection and deletes the bench's NATS stream. Failures are logged, not thrown.
+ * the admin connection and deletes the bench's NATS stream (when it had one). Failures are logged, not thrown.
  */
-export async function removeBenchState(opts: { admin: Knex; dbName: string; dbUrl: string; dbCreated: boolean; natsStream: string }): Promise<void> {
+export async function removeBenchState(opts: { admin: Knex; dbName: string; dbUrl: string; dbCreated: boolean; natsStream: string | undefined }): Promise<void> {
   const { admin, dbName, dbUrl, dbCreated, natsStream } = opts;
   if (dbCreated) await verifyLedger(dbUrl);
   if (dbCreated && !KEEP_DB) {
@@ -215,6 +225,7 @@ export async function removeBenchState(opts: { admin: Knex; dbName: string; dbUr
     log(`kept database ${dbUrl}`);
   }
   await admin.destroy();
+  if (natsStream === undefined) return;
   try {
     const nc = await connectNats({ servers: NATS_URL, timeout: 3000 });
     try {

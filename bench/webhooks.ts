@@ -12,6 +12,8 @@
 //   BENCH_MAX_IN_FLIGHT     payments in progress at most; the generator falls behind beyond (default 100)
 //   BENCH_POSTGRES_URL      server to create the bench database on (default postgres://postgres@127.0.0.1:5432)
 //   BENCH_SERVER_POSTGRES_URL  where the server under test reaches that database, e.g. through PgBouncer (default the same)
+//   BENCH_EVENTS            how the server carries events: nats (default: JetStream at NATS_URL) or
+//                           postgres-outbox (no NATS_URL: the event stream in Postgres)
 //   NATS_URL                (default nats://127.0.0.1:4222)
 //   BENCH_SERVER_NODE_ARGS  node flags of the server (default "--max-semi-space-size=8", as npm start), e.g. "--max-semi-space-size=8 --cpu-prof"
 //   BENCH_KEEP_DB=1         do not drop the database at the end (prints its URL)
@@ -23,6 +25,7 @@
 //   answer -> arrival    the simulate_transfer response reaching the client to the receiver's arrival
 // The server runs the whole service (gateway, relay, dispatcher) as `checkout serve` would, or, with
 // BENCH_DISPATCHER=apart, everything but the dispatcher, which runs in a process of its own.
+// "published" in the stages is the relay's mark: on JetStream, or appended to the event stream in Postgres.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
@@ -34,6 +37,7 @@ import { orderBody } from '../test/support/order-fixtures.ts';
 import {
   cpuSecondsOf,
   envInt,
+  EVENTS,
   freePort,
   log,
   machineCpu,
@@ -208,7 +212,7 @@ async function main(): Promise<void> {
   const id = randomBytes(5).toString('hex');
   const dbName = `checkout_bench_${id}`;
   const dbUrl = `${POSTGRES_URL}/${dbName}`;
-  const natsStream = `BENCH_WEBHOOKS_${id}`;
+  const natsStream = EVENTS === 'nats' ? `BENCH_WEBHOOKS_${id}` : undefined;
   const admin = createDatabase({ url: `${POSTGRES_URL}/postgres`, poolMax: 1 });
   const receiver = await startReceiver();
   let server: Server | undefined;
@@ -218,14 +222,12 @@ async function main(): Promise<void> {
     await admin.raw('CREATE DATABASE ??', [dbName]);
     dbCreated = true;
     const port = await freePort();
-    log(`database ${dbName}, server on 127.0.0.1:${port}, stream ${natsStream}; ${RATE} payments/s, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s; dispatcher ${DISPATCHER_APART ? 'in a process of its own' : 'in the server'}`);
+    log(`database ${dbName}, server on 127.0.0.1:${port}, events ${natsStream ? `through NATS, stream ${natsStream}` : 'through Postgres (no NATS)'}; ${RATE} payments/s, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s; dispatcher ${DISPATCHER_APART ? 'in a process of its own' : 'in the server'}`);
     const env = {
       DATABASE_URL: serverDatabaseUrl(dbName),
       PORT: String(port),
       HOST: '127.0.0.1',
-      NATS_URL,
-      NATS_STREAM: natsStream,
-      NATS_SUBJECT_PREFIX: `bench.${id}`,
+      ...(natsStream ? { NATS_URL, NATS_STREAM: natsStream, NATS_SUBJECT_PREFIX: `bench.${id}` } : { NATS_URL: '' }),
       LOG_LEVEL: 'warn',
       // The receiver listens on 127.0.0.1, which the webhook address policy refuses by default.
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -302,7 +304,7 @@ async function main(): Promise<void> {
     const met = arrivals.length === result.payments.length && commitToArrival.p99 < TARGET_P99_MS;
 
     const lines = [
-      `Webhooks: ${RATE} payments/s requested for ${result.elapsedS.toFixed(1)} s (create order + simulate_transfer), endpoint on order.paid`,
+      `Webhooks: ${RATE} payments/s requested for ${result.elapsedS.toFixed(1)} s (create order + simulate_transfer), endpoint on order.paid, events through ${EVENTS === 'nats' ? 'NATS JetStream' : 'Postgres (no NATS)'}`,
       `  payments/s         ${paymentsPerS.toFixed(0)}  (${result.payments.length} paid, ${result.errors.length} errors${result.errors[0] ? `, e.g. ${result.errors[0]}` : ''}${result.behind ? `, ${result.behind} not started: ${MAX_IN_FLIGHT} in flight` : ''})`,
       `  delivered/s        ${deliveredPerS.toFixed(0)} during the load; ${arrivals.length} of ${result.payments.length} order.paid delivered, the last ${lastArrival - loadEndedAt} ms after the load ended; ${receiver.duplicates()} duplicates`,
       `  commit -> arrival  ${fmt(commitToArrival)} ms   (order.paid "created" to the receiver)`,
@@ -318,6 +320,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({
         seconds: SECONDS,
         rate: RATE,
+        events: EVENTS,
         payments_per_s: Math.round(paymentsPerS),
         payments: result.payments.length,
         errors: result.errors.length,

@@ -11,8 +11,12 @@ export interface Config {
    * PgBouncer in transaction mode before 1.21 (or with max_prepared_statements = 0), which cannot carry them.
    */
   readonly databaseNamedStatements: boolean;
-  /** NATS server URL, or a comma-separated list of the servers of a cluster (the client picks one and fails over to the others). */
-  readonly natsUrl: string;
+  /**
+   * NATS server URL, or a comma-separated list of the servers of a cluster (the client picks one and fails over
+   * to the others): events travel through JetStream. Undefined when NATS_URL is unset or empty: events travel
+   * through the event stream in Postgres, for a single node (see {@link eventsMode}).
+   */
+  readonly natsUrl: string | undefined;
   /** NATS_STREAM_REPLICAS: copies JetStream keeps of the event stream (3 on a three-node cluster; 1 on a single server). */
   readonly natsStreamReplicas: number;
   /** HTTP port of the gateway (REST, checkout pages, Connect, gRPC-Web, and gRPC over h2c). */
@@ -251,9 +255,18 @@ function url(env: NodeJS.ProcessEnv, key: string, fallback: string, protocols = 
   return raw.replace(/\/+$/, '');
 }
 
-/** NATS_URL: one server, or a comma list of a cluster's servers (nats://, tls:// or host:port each). */
-function natsUrl(env: NodeJS.ProcessEnv): string {
-  const raw = env.NATS_URL?.trim() || 'nats://127.0.0.1:4222';
+/** How events travel: through NATS JetStream, or (no NATS_URL) through the event stream in Postgres. */
+export type EventsMode = 'nats' | 'postgres-outbox';
+
+/** The events' mode of a configuration: `nats` when NATS_URL names servers, `postgres-outbox` otherwise. */
+export function eventsMode(config: Pick<Config, 'natsUrl'>): EventsMode {
+  return config.natsUrl === undefined ? 'postgres-outbox' : 'nats';
+}
+
+/** NATS_URL: one server, or a comma list of a cluster's servers (nats://, tls:// or host:port each); undefined when unset or empty. */
+function natsUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.NATS_URL?.trim();
+  if (!raw) return undefined;
   const servers = raw.split(',').map((server) => server.trim());
   if (servers.some((server) => !/^((nats|tls|ws|wss):\/\/)?[^\s,/]+$/.test(server))) {
     throw new ConfigError(`NATS_URL must be a server URL or a comma list of them (nats://host:4222,nats://host2:4222), got "${raw}".`);

@@ -10,11 +10,12 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
-import { createDispatcher } from '../src/composition/workers.ts';
+import { createDispatcher, DISPATCHER_DURABLE } from '../src/composition/workers.ts';
+import { streamOptions } from '../src/composition/events.ts';
 import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { StartupError } from '../src/composition/startup.ts';
 import { readInstallationId } from '../src/adapters/postgres/postgres-installation.ts';
-import { UnreadableEnvelopeError } from '../src/adapters/nats/jetstream-event-subscription.ts';
+import { JetStreamEventSubscription, UnreadableEnvelopeError } from '../src/adapters/nats/jetstream-event-subscription.ts';
 import type { UnaccountedEvent } from '../src/application/webhook/webhook-dispatcher.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { startOwnNatsServer, type OwnNatsServer } from './support/nats-server.ts';
@@ -244,7 +245,7 @@ describe('two installations on one NATS server', () => {
 
     const reports: UnaccountedEvent[] = [];
     const errors: unknown[] = [];
-    const dispatcher = createDispatcher(h.db.knex, nc, h.config, installationId, loadKeyRing(h.config, { warn: () => undefined }), {
+    const dispatcher = createDispatcher(h.db.knex, new JetStreamEventSubscription(nc, streamOptions(h.config, installationId), DISPATCHER_DURABLE), h.config, installationId, loadKeyRing(h.config, { warn: () => undefined }), {
       onError: (err) => errors.push(err),
       onUnaccounted: (report) => reports.push(report),
       unknownEventRetryMs: 200,

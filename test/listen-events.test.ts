@@ -4,21 +4,22 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { EventService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { verifyWebhook } from '../sdk/index.ts';
 import { signatureHeader } from '../src/application/webhook/signature.ts';
-import { createOrder, payOrder, startHarness, type Harness } from './support/webhooks.ts';
+import { createOrder, EVENTS_MODES, payOrder, startHarness, type Harness } from './support/webhooks.ts';
 
-// The real EventService.ListenEvents behind `checkout listen`: the live tail over NATS.
-let h: Harness;
-let events: ReturnType<typeof createClient<typeof EventService>>;
+// The real EventService.ListenEvents behind `checkout listen`: the live tail over NATS, and over the event
+// stream in Postgres when there is no NATS.
+describe.each(EVENTS_MODES)('EventService.ListenEvents (events: %s)', (mode) => {
+  let h: Harness;
+  let events: ReturnType<typeof createClient<typeof EventService>>;
 
-beforeAll(async () => {
-  h = await startHarness();
-  events = createClient(EventService, createConnectTransport({ baseUrl: h.base, httpVersion: '1.1' }));
-});
-afterAll(async () => {
-  await h?.close();
-});
+  beforeAll(async () => {
+    h = await startHarness({ events: mode });
+    events = createClient(EventService, createConnectTransport({ baseUrl: h.base, httpVersion: '1.1' }));
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
 
-describe('EventService.ListenEvents', () => {
   it('streams the sandbox secret first, then each of the sandbox\'s events as webhook bodies, and nothing of others', async () => {
     const other = await h.merchant('Another shop');
     const abort = new AbortController();

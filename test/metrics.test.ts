@@ -18,6 +18,8 @@ import { createTestDatabase } from './support/database.ts';
 import { uniqueStream } from './support/nats-server.ts';
 import { waitFor } from './support/wait.ts';
 import { pageTokenAt } from './support/payments.ts';
+import { anEvent } from './contracts/event-transports.ts';
+import { PostgresEventOutbox } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -222,6 +224,34 @@ describe('a worker process', () => {
       await db.drop();
     }
   }, 60_000);
+});
+
+describe('without NATS', () => {
+  test('the relay\'s delay counts appends to the event stream in Postgres, and each consumer\'s backlog is its oldest unhandled event\'s age', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const config = loadConfig(serviceEnv(db, uniqueStream(), undefined, { METRICS_PORT: '0', LOG_LEVEL: 'silent' }));
+    const relay = await startWorkerProcess(config, ['relay']);
+    let dispatcher: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
+    try {
+      const scrapeWorker = async () => parseExposition(await (await fetch(`http://127.0.0.1:${relay.metricsListener!.port}/metrics`)).text());
+      const age = (samples: readonly Sample[]) => samples.find((s) => s.name === 'checkout_event_consumer_oldest_unhandled_age_seconds' && s.labels.consumer === 'webhook-dispatcher')?.value;
+      // The dispatcher has consumed before (its durable consumer exists) and is not running now.
+      await db.knex('event_consumers').insert({ name: 'webhook-dispatcher' });
+      expect(age(await scrapeWorker())).toBe(0);
+      const event = anEvent({ createdAt: new Date(Date.now() - 60_000) });
+      await new PostgresEventOutbox(db.knex).append(event);
+      const waiting = await waitFor('the event appended and waiting for the dispatcher', scrapeWorker, (samples) => (age(samples) ?? 0) >= 59, 30_000);
+      expect(valueOf(waiting, 'checkout_outbox_publish_delay_seconds_count')).toBe(1);
+      expect(valueOf(waiting, 'checkout_outbox_publish_delay_seconds_sum')).toBeGreaterThanOrEqual(59);
+      // The dispatcher comes back and handles it (no endpoint to deliver to): nothing waits any more.
+      dispatcher = await startWorkerProcess(config, ['dispatcher']);
+      await waitFor('the consumer up to date', scrapeWorker, (samples) => age(samples) === 0, 30_000);
+    } finally {
+      await dispatcher?.close();
+      await relay.close();
+      await db.drop();
+    }
+  }, 90_000);
 });
 
 describe('logs', () => {

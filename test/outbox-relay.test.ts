@@ -2,12 +2,17 @@
  * The outbox relay against the real Postgres and the real NATS JetStream:
  * events written with the order, published once under msgID = event id,
  * concurrent relays, a NATS outage, and a relay killed between publish and mark.
+ * And without NATS: the relay appending to the event stream in Postgres, each
+ * event once, in an order no consumer can overtake (concurrent relays, a batch
+ * that commits late).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { PostgresOutboxReader } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
+import pg from 'pg';
+import { EVENT_STREAM_CHANNEL, PostgresOutboxReader } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
+import { PostgresEventSubscription } from '../src/adapters/postgres/event/postgres-event-subscription.ts';
 import { connectNats, ensureStream, type StreamOptions } from '../src/adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../src/adapters/nats/jetstream-event-publisher.ts';
 import { createOutboxRelay, type OutboxRelay } from '../src/application/event/relay-outbox.ts';
@@ -130,12 +135,12 @@ function rendezvous(n: number, timeoutMs: number): (party: string) => Promise<vo
 
 function relayOf(
   knex: Knex,
-  publisher: EventPublisher,
-  overrides: { batchSize?: number; idleMs?: number; maxBackoffMs?: number } = {},
+  publisher: EventPublisher | undefined,
+  overrides: { batchSize?: number; idleMs?: number; maxBackoffMs?: number; appendToStream?: boolean } = {},
 ): { relay: OutboxRelay; errors: unknown[] } {
   const errors: unknown[] = [];
   const relay = createOutboxRelay({
-    reader: new PostgresOutboxReader(knex),
+    reader: new PostgresOutboxReader(knex, { appendToStream: overrides.appendToStream }),
     publisher,
     batchSize: overrides.batchSize ?? 50,
     idleMs: overrides.idleMs ?? 20,
@@ -389,5 +394,100 @@ describe('outbox relay (real Postgres, real JetStream)', () => {
     expect(final.entries.map((e) => e.msgId).sort()).toEqual(events.map((e) => e.id).sort());
     const rows = await eventRows(service.db.knex);
     expect(rows.every((r) => r.published_at instanceof Date)).toBe(true);
+  });
+});
+
+describe('outbox relay without NATS (the event stream in Postgres)', () => {
+  /** The events' stream positions and publication marks. */
+  async function streamRows(knex: Knex): Promise<{ id: string; stream_seq: string | null; published_at: Date | null }[]> {
+    return knex('events').select('id', 'stream_seq', 'published_at').orderBy('stream_seq');
+  }
+
+  test('an order\'s event is appended once: a stream position and published_at in one transaction, and a notification on the stream\'s channel at commit', async () => {
+    const { service, secretKey } = await newService();
+    const listener = new pg.Client({ connectionString: service.db.url });
+    await listener.connect();
+    cleanups.push(() => listener.end());
+    const notified: string[] = [];
+    listener.on('notification', (message) => notified.push(message.channel));
+    await listener.query(`LISTEN ${EVENT_STREAM_CHANNEL}`);
+
+    await createOrders(service, secretKey, 3, 'STREAM');
+    expect((await streamRows(service.db.knex)).map((row) => [row.stream_seq, row.published_at])).toEqual([[null, null], [null, null], [null, null]]);
+    const { relay, errors } = relayOf(service.db.knex, undefined, { appendToStream: true });
+    expect(await relay.relayOnce()).toBe(3);
+    expect(await relay.relayOnce()).toBe(0);
+    expect(errors).toEqual([]);
+    const rows = await streamRows(service.db.knex);
+    expect(rows.map((row) => row.stream_seq)).toEqual(['1', '2', '3']);
+    expect(rows.every((row) => row.published_at instanceof Date)).toBe(true);
+    // One notification for the batch, none for the empty pass.
+    await waitFor('the notification', () => notified.length, (n) => n >= 1);
+    expect(notified).toEqual([EVENT_STREAM_CHANNEL]);
+  });
+
+  test('two relays running at once give each of 300 events one stream position, with no position twice', async () => {
+    const { service, secretKey } = await newService();
+    await createOrders(service, secretKey, 300);
+    // As with JetStream: each relay's first batch waits, its rows locked, until the other holds a batch too.
+    const meet = rendezvous(2, 20_000);
+    const handedA = recording({ publish: async () => undefined }, () => meet('A'));
+    const handedB = recording({ publish: async () => undefined }, () => meet('B'));
+    const a = relayOf(service.db.knex, handedA, { batchSize: 20, appendToStream: true });
+    const b = relayOf(service.db.knex, handedB, { batchSize: 20, appendToStream: true });
+    stopAfterTest(a.relay).start();
+    stopAfterTest(b.relay).start();
+    await waitFor('all 300 events appended', () => unpublishedCount(service.db.knex), (n) => n === 0, 20_000);
+    await Promise.all([a.relay.stop(), b.relay.stop()]);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+    expect(handedA.published.length).toBeGreaterThan(0);
+    expect(handedB.published.length).toBeGreaterThan(0);
+    const rows = await streamRows(service.db.knex);
+    expect(rows).toHaveLength(300);
+    expect(new Set(rows.map((row) => row.stream_seq)).size).toBe(300);
+    expect(rows.every((row) => row.stream_seq !== null)).toBe(true);
+  });
+
+  test('a relay whose batch commits late holds back the next relay\'s positions: a consumer looking in between misses nothing', async () => {
+    const { service, secretKey } = await newService();
+    await createOrders(service, secretKey, 20, 'LATE');
+    const all = (await eventRows(service.db.knex)).map((e) => e.id);
+    // A consumer that looks at the stream every 20 ms throughout.
+    const seen = new Set<string>();
+    const consumption = await new PostgresEventSubscription(service.db.knex, 'late-commit', { installationId: 'ins_test', pollMs: 20 }).consume(
+      async ({ event }) => {
+        seen.add(event.id);
+        return { kind: 'handled' };
+      },
+      () => undefined,
+    );
+    cleanups.push(() => consumption.stop());
+
+    // Relay A appends the oldest 10 and keeps its transaction open.
+    const reader = new PostgresOutboxReader(service.db.knex, { appendToStream: true });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let appended!: () => void;
+    const aAppended = new Promise<void>((resolve) => (appended = resolve));
+    const a = reader.withUnpublished(10, async (batch) => {
+      await batch.markPublished();
+      appended();
+      await held;
+    });
+    await aAppended;
+    // Relay B takes the other 10 (A's rows are locked) and appends them after A's: it has to wait for A's commit.
+    const b = reader.withUnpublished(10, async (batch) => {
+      expect(batch.events).toHaveLength(10);
+      await batch.markPublished();
+    });
+    // B cannot finish while A is open. Should it (B's positions visible before A's), the consumer takes them
+    // first, and moves its position past A's: A's events would never reach it.
+    const bFirst = await Promise.race([b.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000))]);
+    if (bFirst) await waitFor('the consumer to take what B appended', () => seen.size, (n) => n > 0, 10_000);
+    release();
+    await Promise.all([a, b]);
+    await waitFor('every event at the consumer', () => all.filter((id) => !seen.has(id)), (missing) => missing.length === 0, 10_000);
+    const rows = await streamRows(service.db.knex);
+    expect(rows.map((row) => row.stream_seq)).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 1)));
   });
 });

@@ -12,6 +12,7 @@ import { httpRequest } from './support/raw-http.ts';
 import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
 import { loadConfig } from '../src/config.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
+import { startHarness } from './support/webhooks.ts';
 
 describe('GET /readyz', () => {
   const relay = new CuttablePostgres();
@@ -52,7 +53,10 @@ describe('GET /readyz', () => {
     const port = service.port;
     const key = service.firstSandbox!.test_secret_key;
     const ready = await waitFor('readiness', readyz, (r) => r.status === 200);
-    expect(ready.json).toMatchObject({ ready: true, checks: { postgres: { status: 'ok', required: true }, migrations: { status: 'ok', required: true }, nats: { required: false } } });
+    expect(ready.json).toMatchObject({
+      ready: true,
+      checks: { postgres: { status: 'ok', required: true }, migrations: { status: 'ok', required: true }, nats: { required: false }, events: { mode: 'nats', required: false } },
+    });
     // /healthz is liveness only.
     expect((await httpRequest(port, 'GET', '/healthz')).status).toBe(200);
 
@@ -72,6 +76,26 @@ describe('GET /readyz', () => {
     await waitFor('readiness after Postgres is back', readyz, (r) => r.status === 200);
     const created = await httpRequest(port, 'POST', '/v1/orders', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify(orderBody()));
     expect(created.status).toBe(201);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('without NATS_URL', () => {
+  it('says at start that events go through Postgres on a single node, and /readyz reports the events\' mode and no NATS', async () => {
+    const lines: string[] = [];
+    const h = await startHarness({ events: 'postgres-outbox', env: { LOG_LEVEL: 'info', SERVE_WORKERS: 'none' }, logDestination: { write: (line) => void lines.push(line) } });
+    try {
+      const startLine = lines.map((line) => JSON.parse(line) as { msg: string }).find((line) => line.msg.startsWith('Checkout service listening on'));
+      expect(startLine?.msg).toMatch(/; events through Postgres, no NATS: single node \(set NATS_URL to run on NATS JetStream\)$/);
+      const res = await httpRequest(h.service.port, 'GET', '/readyz');
+      expect(res.status).toBe(200);
+      const { checks } = JSON.parse(res.body) as { checks: Record<string, unknown> };
+      expect(checks.events).toEqual({ mode: 'postgres-outbox', status: 'ok', required: false });
+      expect(checks).not.toHaveProperty('nats');
+    } finally {
+      await h.close();
+    }
   });
 });
 

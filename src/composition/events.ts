@@ -1,12 +1,130 @@
+import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
-import type { Config } from '../config.ts';
+import type { Config, EventsMode } from '../config.ts';
 import { connectNats, ensureStream, StreamConflictError, type StreamOptions } from '../adapters/nats/jetstream.ts';
+import { JetStreamEventPublisher } from '../adapters/nats/jetstream-event-publisher.ts';
+import { JetStreamEventSubscription, NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts';
+import { NatsDependencyProbe } from '../adapters/nats/nats-dependency-probe.ts';
+import { PostgresOutboxReader } from '../adapters/postgres/event/postgres-event-outbox.ts';
+import { PostgresEventNotifications } from '../adapters/postgres/event/postgres-event-notifications.ts';
+import { PostgresEventSubscription } from '../adapters/postgres/event/postgres-event-subscription.ts';
+import { PostgresEventFeed } from '../adapters/postgres/event/postgres-event-feed.ts';
+import type { EventPublisher } from '../ports/event/event-publisher.port.ts';
+import type { OutboxReader } from '../ports/event/event-outbox.port.ts';
+import type { EventFeed, EventSubscription } from '../ports/event/event-subscription.port.ts';
+import type { DependencyProbe } from '../ports/health/dependency-probe.port.ts';
 import type { Log } from './log.ts';
 import { StartupError } from './startup.ts';
 
 /** The stream options of this installation, from the configuration and the installation id in its database. */
 export function streamOptions(config: Pick<Config, 'natsStream' | 'natsSubjectPrefix'> & Partial<Pick<Config, 'natsStreamReplicas'>>, installationId: string): StreamOptions {
   return { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, duplicateWindowMs: 10 * 60_000, installationId, replicas: config.natsStreamReplicas ?? 1 };
+}
+
+/** What the relay and the consumers of a process work with, once the events' transport is usable. */
+export interface EventChannels {
+  /** The relay's reader and broker: JetStream, or none (the reader appends to the event stream in Postgres as it marks). */
+  relay(knex: Knex): { readonly reader: OutboxReader; readonly publisher: EventPublisher | undefined };
+  /** A durable subscription (the dispatcher's, "webhook-dispatcher") over connections of the given pool. */
+  subscription(knex: Knex, durable: string): EventSubscription;
+}
+
+/**
+ * How the events of a process travel: NATS JetStream when NATS_URL is set,
+ * otherwise the event stream in Postgres (one node; docs/architecture.md,
+ * "Events without NATS"). The same ports either way: the relay, the
+ * dispatcher and the live tail do not know which.
+ */
+export interface EventTransport {
+  readonly mode: EventsMode;
+  /**
+   * Resolves with the channels once usable: at once without NATS; with NATS once it answers and the
+   * stream proved ours, or with undefined when it never will be (another installation's stream) or
+   * the transport closed.
+   */
+  readonly ready: Promise<EventChannels | undefined>;
+  /** The live tail behind ListenEvents. */
+  readonly feed: EventFeed;
+  /** What /readyz reports: `events` with its mode (and `nats` as before with NATS), none of them required. */
+  readonly probes: readonly DependencyProbe[];
+  /** Where the events go, for the workers' lines: "JetStream stream CHECKOUT_EVENTS on nats://…", "the event stream in Postgres". */
+  readonly description: string;
+  /** How events travel, for the start-up line of `serve`. */
+  readonly summary: string;
+  /**
+   * The first step of a stop (see {@link EventLink.windDown}): with NATS, a connect still being tried ends and a
+   * connection whose server has gone is closed at once. Without NATS there is no broker to give up on: the
+   * consumers stop with their workers and the LISTEN connection closes in close().
+   */
+  windDown(): void;
+  /**
+   * Closes the transport, once the workers have stopped: with NATS, the connection drained, or closed at once
+   * once `abandon` fires (see {@link EventLink.close}); without, the LISTEN connection closed.
+   */
+  close(abandon?: AbortSignal): Promise<void>;
+}
+
+/** A NATS_URL as it may be shown in the log: credentials in any of its servers (`nats://user:pass@host`, `nats://token@host`) hidden. */
+export function redactNatsUrl(url: string): string {
+  return url.replace(/\/\/[^@/,]*@/g, '//***@');
+}
+
+/** A probe reported as `events`, with the mode beside its status. */
+function eventsProbe(mode: EventsMode, probe: () => Promise<void>): DependencyProbe {
+  return { name: 'events', mode, probe };
+}
+
+/**
+ * Sets up the events' transport of a process. With NATS_URL: connects to
+ * NATS (see {@link linkNats}; start-up waits for it up to waitMs, or until
+ * `startSignal` fires). Without: the event stream in Postgres, usable at
+ * once, with one LISTEN connection for the process's wake-ups.
+ * @throws StartupError when the JetStream stream belongs to another installation and NATS answered within waitMs.
+ * @throws StartCancelledError when `startSignal` fires before NATS answered.
+ */
+export async function linkEvents(config: Config, installationId: string, knex: Knex, name: string, waitMs: number, log: Log, startSignal?: AbortSignal): Promise<EventTransport> {
+  if (config.natsUrl === undefined) {
+    let warned = false;
+    const notifications = new PostgresEventNotifications(config.databaseUrl, {
+      // Once per process: the consumers poll meanwhile, and the line would repeat every reconnect.
+      onError: (err) => {
+        if (warned) return;
+        warned = true;
+        log.warn('event stream: cannot LISTEN for new events in Postgres; consumers poll instead (every 100 ms)', err);
+      },
+    });
+    const channels: EventChannels = {
+      relay: (relayKnex) => ({ reader: new PostgresOutboxReader(relayKnex, { appendToStream: true }), publisher: undefined }),
+      subscription: (consumerKnex, durable) => new PostgresEventSubscription(consumerKnex, durable, { installationId, notifications }),
+    };
+    return {
+      mode: 'postgres-outbox',
+      ready: Promise.resolve(channels),
+      feed: new PostgresEventFeed(knex, { notifications }),
+      probes: [eventsProbe('postgres-outbox', async () => void (await knex.raw('select 1')))],
+      description: 'the event stream in Postgres',
+      summary: 'events through Postgres, no NATS: single node (set NATS_URL to run on NATS JetStream)',
+      windDown: () => undefined,
+      close: () => notifications.close(),
+    };
+  }
+  const link = await linkNats(config, config.natsUrl, installationId, name, waitMs, log, startSignal);
+  const nats = new NatsDependencyProbe(() => link.current());
+  const channels = (nc: NatsConnection): EventChannels => ({
+    relay: (relayKnex) => ({ reader: new PostgresOutboxReader(relayKnex), publisher: new JetStreamEventPublisher(nc, link.stream) }),
+    // The consumer's state is JetStream's: the pool is not needed.
+    subscription: (_consumerKnex, durable) => new JetStreamEventSubscription(nc, link.stream, durable),
+  });
+  return {
+    mode: 'nats',
+    ready: link.ready.then((nc) => (nc ? channels(nc) : undefined)),
+    feed: new NatsEventFeed(() => link.current(), config.natsSubjectPrefix, installationId),
+    probes: [nats, eventsProbe('nats', () => nats.probe())],
+    description: `JetStream stream ${config.natsStream} on ${redactNatsUrl(config.natsUrl)}`,
+    summary: `events through NATS JetStream (stream ${config.natsStream} on ${redactNatsUrl(config.natsUrl)})`,
+    windDown: () => link.windDown(),
+    close: (abandon) => link.close(abandon),
+  };
 }
 
 /** A process's link to NATS: connected in the background, the stream checked once it answers. */
@@ -53,7 +171,7 @@ const WAIT_NOTICE_MS = 2000;
  * @throws StartupError when the stream belongs to another installation and NATS answered within waitMs.
  * @throws StartCancelledError when `startSignal` fires before NATS answered.
  */
-export async function linkEvents(config: Config, installationId: string, name: string, waitMs: number, log: Log, startSignal?: AbortSignal): Promise<EventLink> {
+export async function linkNats(config: Config, natsUrl: string, installationId: string, name: string, waitMs: number, log: Log, startSignal?: AbortSignal): Promise<EventLink> {
   const stream = streamOptions(config, installationId);
   let closed = false;
   let nc: NatsConnection | undefined;
@@ -61,7 +179,7 @@ export async function linkEvents(config: Config, installationId: string, name: s
   // Whether the connection has its server: a drain while it is reconnecting would wait for NATS to come back.
   let reachable = false;
   const giveUp = new AbortController();
-  const connecting = connectNats(config.natsUrl, name, giveUp.signal);
+  const connecting = connectNats(natsUrl, name, giveUp.signal);
   // Rejects only once given up; seen below, so never unhandled.
   connecting.catch(() => undefined);
   const onStartCancelled = () => giveUp.abort();
@@ -69,7 +187,7 @@ export async function linkEvents(config: Config, installationId: string, name: s
   else startSignal?.addEventListener('abort', onStartCancelled, { once: true });
   let timer: NodeJS.Timeout | undefined;
   // A process that waits for NATS as long as it takes says so, once it has waited a moment.
-  const waiting = Number.isFinite(waitMs) ? undefined : setTimeout(() => log.warn(`Cannot reach NATS at ${config.natsUrl}; waiting for it (retried every 500 ms).`), WAIT_NOTICE_MS);
+  const waiting = Number.isFinite(waitMs) ? undefined : setTimeout(() => log.warn(`Cannot reach NATS at ${redactNatsUrl(natsUrl)}; waiting for it (retried every 500 ms).`), WAIT_NOTICE_MS);
   let early: NatsConnection | undefined;
   try {
     early = await Promise.race([
@@ -102,14 +220,14 @@ export async function linkEvents(config: Config, installationId: string, name: s
     } catch (err) {
       if (err instanceof StreamConflictError) {
         await nc.close().catch(() => undefined);
-        throw new StartupError(`${err.message} (NATS ${config.natsUrl})`);
+        throw new StartupError(`${err.message} (NATS ${redactNatsUrl(natsUrl)})`);
       }
       // Any other failure is reported below, as when NATS comes late.
     }
   }
   const ready = (async (): Promise<NatsConnection | undefined> => {
     if (!nc) {
-      log.warn(`Cannot reach NATS at ${config.natsUrl}; orders are accepted and their events will be published when it is back.`);
+      log.warn(`Cannot reach NATS at ${redactNatsUrl(natsUrl)}; orders are accepted and their events will be published when it is back.`);
       // Undefined once the link gave up connecting (the process is stopping).
       const late = await connecting.catch(() => undefined);
       if (!late) return undefined;

@@ -13,11 +13,12 @@ export const HEALTH_WATCH_POLL_MS = 3000;
 
 /**
  * Checks a service needs beyond the required ones (Postgres, migrations):
- * EventService streams events from NATS (ListenEvents), so it is NOT_SERVING
- * while NATS is down; every other service works on Postgres alone (events
- * wait in the outbox).
+ * EventService streams events (ListenEvents) from their transport, so it is
+ * NOT_SERVING while the `events` check fails (NATS down, when events travel
+ * through it); every other service works on Postgres alone (events wait in
+ * the outbox).
  */
-const EXTRA_CHECKS: Readonly<Record<string, readonly string[]>> = { [EventService.typeName]: ['nats'] };
+const EXTRA_CHECKS: Readonly<Record<string, readonly string[]>> = { [EventService.typeName]: ['events'] };
 
 /** Options of {@link withGrpcTooling}. */
 export interface GrpcToolingOptions {

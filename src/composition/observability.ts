@@ -2,9 +2,10 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
-import type { Config, MetricsConfig } from '../config.ts';
+import { eventsMode, type Config, type MetricsConfig } from '../config.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics.ts';
 import { outboxBacklogAgeSeconds } from '../adapters/postgres/event/postgres-event-outbox.ts';
+import { eventConsumerAgeSeconds } from '../adapters/postgres/event/postgres-event-subscription.ts';
 import { bearsToken } from '../../gateway/metrics-route.ts';
 import { currentRequestId } from '../../gateway/request-scope.ts';
 import { createLogger, pinoLog, type Log } from './log.ts';
@@ -22,11 +23,18 @@ export interface Observability {
 /**
  * The logger and the metrics of a process of one role (`serve`, `worker`):
  * JSON lines at LOG_LEVEL, with the request id while a request is served,
- * and the Prometheus metrics (the outbox's backlog read from this database).
+ * and the Prometheus metrics (the outbox's backlog read from this database, and without NATS the backlog
+ * of each consumer of the event stream in Postgres).
  */
-export function createObservability(config: Pick<Config, 'logLevel' | 'metrics'>, role: string, knex: Knex, destination?: DestinationStream): Observability {
+export function createObservability(config: Pick<Config, 'logLevel' | 'metrics' | 'natsUrl'>, role: string, knex: Knex, destination?: DestinationStream): Observability {
   const logger = createLogger({ level: config.logLevel, requestId: currentRequestId, destination, base: { role } });
-  const metrics = config.metrics.enabled ? createPrometheusMetrics({ role, outboxBacklogAgeSeconds: () => outboxBacklogAgeSeconds(knex) }) : undefined;
+  const metrics = config.metrics.enabled
+    ? createPrometheusMetrics({
+        role,
+        outboxBacklogAgeSeconds: () => outboxBacklogAgeSeconds(knex),
+        eventConsumerAgeSeconds: eventsMode(config) === 'postgres-outbox' ? () => eventConsumerAgeSeconds(knex) : undefined,
+      })
+    : undefined;
   return { logger, log: pinoLog(logger), metrics };
 }
 

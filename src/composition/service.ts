@@ -3,17 +3,15 @@ import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { readInstallationId } from '../adapters/postgres/postgres-installation.ts';
-import { NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts';
 import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
 import { PostgresMigrationsProbe } from '../adapters/postgres/postgres-migrations-probe.ts';
-import { NatsDependencyProbe } from '../adapters/nats/nats-dependency-probe.ts';
 import { systemClock } from '../adapters/system/system-clock.ts';
 import { createCheckReadiness } from '../application/health/check-readiness.ts';
 import type { TestSandboxCredentials } from '../application/merchant/create-sandbox.ts';
 import { ListenError, serveHttp } from '../../gateway/http-server.ts';
 import { createCore, type Core } from './core.ts';
 import { withGrpcTooling } from './grpc-tooling.ts';
-import { linkEvents, type EventLink } from './events.ts';
+import { linkEvents, type EventTransport } from './events.ts';
 import type { Log } from './log.ts';
 import { abortReserveMs, stopWithinGrace, type StopOutcome, type StopStep } from './shutdown.ts';
 import type { DestinationStream } from 'pino';
@@ -69,7 +67,7 @@ export interface ProcessOptions {
   readonly logDestination?: DestinationStream;
 }
 
-/** How long start-up waits for NATS, so a stream of another installation stops the start rather than a running service. */
+/** How long start-up waits for NATS (when NATS_URL is set), so a stream of another installation stops the start rather than a running service. */
 const NATS_START_WAIT_MS = 2000;
 
 const PRIVATE_NETWORKS_WARNING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may reach loopback and private addresses of this network. Use it for local development only.';
@@ -82,6 +80,8 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
 /**
  * Starts the service in this process: the API and the checkout on its port,
  * and the workers `serve` runs (all of them by default).
+ * Events travel through NATS JetStream when NATS_URL is set, otherwise
+ * through the event stream in Postgres (one node); the start-up line says which.
  * @throws StartupError when Postgres cannot be reached, the port is taken, or
  *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
@@ -100,7 +100,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
   const { logger, log, metrics } = createObservability(config, 'serve', knex, options.logDestination);
   let events;
   try {
-    events = await linkEvents(config, installationId, 'checkout-relay', NATS_START_WAIT_MS, log);
+    events = await linkEvents(config, installationId, knex, 'checkout-relay', NATS_START_WAIT_MS, log);
   } catch (err) {
     await knex.destroy();
     throw err;
@@ -112,7 +112,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     checkoutHost: config.checkoutUrl,
     onInternalError: (err, requestId) => log.error(`${faultName(err)}${requestId ? ` (request ${requestId})` : ''}`, err),
     metrics,
-    eventFeed: new NatsEventFeed(() => events.current(), config.natsSubjectPrefix, installationId),
+    eventFeed: events.feed,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     velocity: config.cardVelocity,
     rateLimit: config.rateLimit,
@@ -121,11 +121,12 @@ export async function startService(config: Config, options: ProcessOptions = {})
   });
   const firstSandbox = await core.createFirstSandbox({ name: 'Default sandbox', settlementCurrency: 'EUR' });
 
-  // Postgres must answer, at this build's schema, for the service to be ready; NATS is reported, since orders are
-  // accepted while it is down (the gRPC health service marks EventService, which streams from NATS, by it too).
+  // Postgres must answer, at this build's schema, for the service to be ready; the events (and NATS, when they
+  // travel through it) are reported with their mode, since orders are accepted while NATS is down (the gRPC health
+  // service marks EventService, whose ListenEvents streams them, by the events' check).
   const readiness = createCheckReadiness({
     required: [new PostgresDependencyProbe(config.databaseUrl, 2000), new PostgresMigrationsProbe(config.databaseUrl, 2000)],
-    informational: [new NatsDependencyProbe(() => events.current())],
+    informational: events.probes,
     clock: systemClock,
     timeoutMs: 2000,
     cacheMs: 1000,
@@ -152,7 +153,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
     throw err;
   }
   const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics, keyRing });
-  log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl})`);
+  log.info(`Checkout service listening on ${config.host}:${http.port} (API ${config.publicUrl}, checkout ${config.checkoutUrl}); ${events.summary}`);
   if (config.webhookAllowPrivateNetworks) log.warn(PRIVATE_NETWORKS_WARNING);
   for (const line of vaultWarnings) log.warn(line);
 
@@ -174,11 +175,16 @@ export async function startService(config: Config, options: ProcessOptions = {})
           ...(metricsListener ? [{ name: 'metrics listener', stop: () => metricsListener!.close() }] : []),
           ...workers.map((worker) => ({ name: worker.name, stop: (abandon: AbortSignal) => worker.stop(abandon) })),
         ],
-        [{ name: 'nats', stop: (abandon) => events.close(abandon) }],
+        [{ name: eventsStepName(events), stop: (abandon) => events.close(abandon) }],
         [{ name: 'postgres pool', stop: () => knex.destroy() }],
       ]);
     },
   };
+}
+
+/** How a stop names the events' transport it closes after the workers: the NATS connection, or the LISTEN connection of the event stream in Postgres. */
+function eventsStepName(events: EventTransport): string {
+  return events.mode === 'nats' ? 'nats' : 'event stream (LISTEN connection)';
 }
 
 /**
@@ -198,9 +204,9 @@ async function stopProcess(config: Config, log: Log, options: StopOptions, stage
 
 /**
  * Runs some workers in a process of their own (`checkout worker --only …`,
- * `checkout dispatch`): no API, no port. Waits for NATS as long as it takes
- * when a worker needs it, since it has nothing to do without it; resolves
- * once every worker is at work.
+ * `checkout dispatch`): no API, no port. With NATS_URL set, waits for NATS
+ * as long as it takes when a worker needs it, since it has nothing to do
+ * without it; resolves once every worker is at work.
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: StartOptions = {}): Promise<RunningWorkers> {
@@ -216,10 +222,10 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
   const installationId = await readInstallationId(knex);
   const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
   for (const line of vaultWarnings) log.warn(line);
-  let events: EventLink | undefined;
+  let events: EventTransport | undefined;
   try {
-    // Nothing to do without NATS for these: wait for it as long as it takes.
-    if (names.some(needsEvents)) events = await linkEvents(config, installationId, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log, options.stopSignal);
+    // With NATS, nothing to do without it for these: wait for it as long as it takes.
+    if (names.some(needsEvents)) events = await linkEvents(config, installationId, knex, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log, options.stopSignal);
   } catch (err) {
     await knex.destroy();
     throw err;
@@ -255,7 +261,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
           ...(metricsListener ? [{ name: 'metrics listener', stop: () => metricsListener!.close() }] : []),
           ...workers.map((worker) => ({ name: worker.name, stop: (abandon: AbortSignal) => worker.stop(abandon) })),
         ],
-        [{ name: 'nats', stop: (abandon) => events?.close(abandon) ?? Promise.resolve() }],
+        ...(events ? [[{ name: eventsStepName(events), stop: (abandon: AbortSignal) => events!.close(abandon) }]] : []),
         [{ name: 'postgres pool', stop: () => knex.destroy() }],
       ]);
     },

@@ -2,13 +2,13 @@
  * The background work of the service, each a named worker. `checkout serve`
  * runs them all beside the API by default; `checkout worker --only …` runs
  * some in a process of their own. Several workers of one kind may run
- * against one database and one NATS at once: the relay and the sweeper take
+ * against one database (and one NATS) at once: the relay and the sweeper take
  * rows with SKIP LOCKED (the settler and the biller too), dispatchers share the durable consumer and lease
  * deliveries, the janitor's deletes are idempotent.
  */
 export const WORKER_NAMES = ['relay', 'dispatcher', 'sweeper', 'settler', 'biller', 'janitor'] as const;
 
-/** Whether a worker needs the link to NATS. */
+/** Whether a worker needs the events' transport (NATS JetStream, or the event stream in Postgres). */
 export function needsEvents(name: WorkerName): boolean {
   return name === 'relay' || name === 'dispatcher';
 }
@@ -18,7 +18,7 @@ export type WorkerName = (typeof WORKER_NAMES)[number];
 
 /** What each worker does, for `checkout --help` and the docs. */
 export const WORKER_ROLES: { readonly [W in WorkerName]: string } = {
-  relay: 'publishes the outbox (events committed with their change) to JetStream',
+  relay: 'publishes the outbox (events committed with their change) to JetStream, or without NATS_URL to the event stream in Postgres',
   dispatcher: 'delivers events as signed webhooks, with retries',
   sweeper: 'expires orders past their time, settles payment attempts, refunds and captures a crashed process left behind, releases authorizations not captured within 7 days, opens and closes test-mode disputes (every 5 s)',
   settler: 'moves captured money past its settlement delay from the pending to the available balance, makes the daily payouts after the cut-off and sends them (every minute)',

@@ -6,16 +6,12 @@ import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { PayoutRuns } from '../application/payout/run-payouts.ts';
 import type { SweepDisputes } from '../application/dispute/sweep-disputes.ts';
 import type { Knex } from 'knex';
-import type { NatsConnection } from 'nats';
 import type { Config } from '../config.ts';
 import { createDatabase } from '../adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../adapters/postgres/idempotency/postgres-idempotency-store.ts';
-import { PostgresOutboxReader } from '../adapters/postgres/event/postgres-event-outbox.ts';
 import { purgeIdleRateLimitBuckets } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
 import { purgeEndedAuthFailureWindows } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
 import { PostgresWebhookDeliveryQueue } from '../adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
-import { JetStreamEventPublisher } from '../adapters/nats/jetstream-event-publisher.ts';
-import { JetStreamEventSubscription } from '../adapters/nats/jetstream-event-subscription.ts';
 import { NodeHttpWebhookSender } from '../adapters/http/node-http-webhook-sender.ts';
 import { createAddressPolicy } from '../adapters/http/address-policy.ts';
 import { systemClock } from '../adapters/system/system-clock.ts';
@@ -29,11 +25,11 @@ import {
 } from '../application/webhook/webhook-dispatcher.ts';
 import type { Metrics } from '../ports/telemetry/metrics.port.ts';
 import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import type { EventSubscription } from '../ports/event/event-subscription.port.ts';
 import { createSigningSecrets } from '../application/webhook/signing-secrets.ts';
 import { RETRY_WINDOW_MS } from '../domain/webhook/retry-schedule.ts';
 import type { Payments } from '../application/payment/payments.ts';
-import type { EventLink } from './events.ts';
-import { streamOptions } from './events.ts';
+import type { EventTransport } from './events.ts';
 import type { Log, LogFields } from './log.ts';
 import { unlessAbandoned } from './shutdown.ts';
 import type { WorkerName } from './worker-names.ts';
@@ -41,7 +37,7 @@ import type { WorkerName } from './worker-names.ts';
 /** A started worker. */
 export interface Worker {
   readonly name: WorkerName;
-  /** Resolves once the worker is at work (the relay and the dispatcher wait for NATS). */
+  /** Resolves once the worker is at work (with NATS, the relay and the dispatcher wait for it). */
   readonly started: Promise<void>;
   /**
    * Stops it and waits for the work in hand; once `abandon` fires (the
@@ -56,8 +52,8 @@ export interface WorkerContext {
   readonly config: Config;
   readonly knex: Knex;
   readonly installationId: string;
-  /** The link to NATS; the relay and the dispatcher need it, the others do not. */
-  readonly events: EventLink | undefined;
+  /** The events' transport (NATS JetStream, or the event stream in Postgres); the relay and the dispatcher need it, the others do not. */
+  readonly events: EventTransport | undefined;
   readonly payments: Pick<Payments, 'expireDue' | 'recoverAttempts' | 'releaseAuthorizations'>;
   readonly refunds: Pick<RefundOrder, 'settleStale'>;
   readonly payoutRuns: PayoutRuns;
@@ -112,13 +108,16 @@ export interface DispatcherReports {
   readonly unknownEventDeliveries?: number;
 }
 
+/** The durable consumer name of the webhook dispatcher, on JetStream and in Postgres alike. */
+export const DISPATCHER_DURABLE = 'webhook-dispatcher';
+
 /**
- * Builds the webhook dispatcher of this installation over the durable consumer "webhook-dispatcher".
+ * Builds the webhook dispatcher of this installation over its subscription (the durable consumer "webhook-dispatcher").
  * It opens each signing secret once and keeps it in memory by the secret's id (createSigningSecrets).
  */
-export function createDispatcher(knex: Knex, nc: NatsConnection, config: Config, installationId: string, keyRing: KeyRing, reports: DispatcherReports): WebhookDispatcher {
+export function createDispatcher(knex: Knex, subscription: EventSubscription, config: Config, installationId: string, keyRing: KeyRing, reports: DispatcherReports): WebhookDispatcher {
   return createWebhookDispatcher({
-    subscription: new JetStreamEventSubscription(nc, streamOptions(config, installationId), 'webhook-dispatcher'),
+    subscription,
     queue: new PostgresWebhookDeliveryQueue(knex),
     sender: new NodeHttpWebhookSender(createAddressPolicy({ allowPrivateNetworks: config.webhookAllowPrivateNetworks })),
     secrets: createSigningSecrets(keyRing),
@@ -176,15 +175,17 @@ function together(name: WorkerName, parts: readonly Worker[]): Worker {
   };
 }
 
-/** Starts the relay: it publishes once NATS answers and the stream is ours; until then events wait in the outbox. */
-function startRelay(ctx: WorkerContext, events: EventLink): Worker {
+/**
+ * Starts the relay: with NATS it publishes once NATS answers and the stream is ours (until then events wait in
+ * the outbox); without, it appends committed events to the event stream in Postgres, from the start.
+ */
+function startRelay(ctx: WorkerContext, events: EventTransport): Worker {
   let stopped = false;
   let relay: ReturnType<typeof createOutboxRelay> | undefined;
-  const started = events.ready.then((nc) => {
-    if (!nc || stopped) return;
+  const started = events.ready.then((channels) => {
+    if (!channels || stopped) return;
     relay = createOutboxRelay({
-      reader: new PostgresOutboxReader(ctx.knex),
-      publisher: new JetStreamEventPublisher(nc, events.stream),
+      ...channels.relay(ctx.knex),
       batchSize: 256,
       idleMs: 20,
       maxBackoffMs: 5000,
@@ -196,7 +197,7 @@ function startRelay(ctx: WorkerContext, events: EventLink): Worker {
       clock: systemClock,
     });
     relay.start();
-    ctx.log.info(`Publishing events of installation ${ctx.installationId} to JetStream stream ${ctx.config.natsStream} on ${ctx.config.natsUrl}`);
+    ctx.log.info(`Publishing events of installation ${ctx.installationId} to ${events.description}`);
   });
   return {
     name: 'relay',
@@ -210,14 +211,14 @@ function startRelay(ctx: WorkerContext, events: EventLink): Worker {
 }
 
 /** Starts the dispatcher on a pool of its own, so webhook fan-out never queues behind API requests for a connection. */
-function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
+function startDispatcher(ctx: WorkerContext, events: EventTransport): Worker {
   let stopped = false;
   let dispatcher: WebhookDispatcher | undefined;
   let knex: Knex | undefined;
-  const started = events.ready.then(async (nc) => {
-    if (!nc || stopped) return;
+  const started = events.ready.then(async (channels) => {
+    if (!channels || stopped) return;
     knex = createDatabase({ url: ctx.config.databaseUrl, poolMax: Math.min(10, ctx.config.databasePoolMax), namedStatements: ctx.config.databaseNamedStatements });
-    dispatcher = createDispatcher(knex, nc, ctx.config, ctx.installationId, ctx.keyRing, {
+    dispatcher = createDispatcher(knex, channels.subscription(knex, DISPATCHER_DURABLE), ctx.config, ctx.installationId, ctx.keyRing, {
       onError: (err, about) => ctx.log.warn(about?.endpointId ? 'webhook dispatcher: delivery failed on our side; its lease will expire and it is retried' : 'webhook dispatcher', err, eventFields(about)),
       onUnaccounted: (report) => logUnaccounted(report, ctx.log),
       onAttempt: (report) => logAttempt(report, ctx.log),
@@ -232,7 +233,7 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
       metrics: ctx.metrics,
     });
     await dispatcher.start();
-    ctx.log.info(`Dispatching webhooks of installation ${ctx.installationId} from JetStream stream ${ctx.config.natsStream}`);
+    ctx.log.info(`Dispatching webhooks of installation ${ctx.installationId} from ${events.description}`);
   });
   return {
     name: 'dispatcher',
@@ -257,7 +258,7 @@ function startDispatcher(ctx: WorkerContext, events: EventLink): Worker {
  */
 export function startWorkers(names: readonly WorkerName[], ctx: WorkerContext): Worker[] {
   const events = () => {
-    if (!ctx.events) throw new Error('the relay and the dispatcher need a link to NATS');
+    if (!ctx.events) throw new Error('the relay and the dispatcher need the events\' transport');
     return ctx.events;
   };
   return names.map((name): Worker => {

@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config, type EventsMode } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/composition/service.ts';
 import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
 import { orderBody } from './order-fixtures.ts';
+import { waitFor } from './wait.ts';
 
 // ---------------------------------------------------------------- receiver
 
@@ -163,7 +164,7 @@ export class Receiver {
 
 // ---------------------------------------------------------------- service
 
-/** The service running in this process over its own database and JetStream stream. */
+/** The service running in this process over its own database and JetStream stream (or, without NATS, the database's event stream). */
 export interface Harness {
   readonly service: RunningService;
   readonly db: TestDatabase;
@@ -176,13 +177,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The environment the service (and `checkout dispatch`) reads, with a short retry schedule and loopback receivers allowed. */
-export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+/**
+ * The environment the service (and `checkout dispatch`) reads, with a short retry schedule and loopback receivers
+ * allowed. No natsUrl: events travel through Postgres (NATS_URL is set empty, so that a NATS_URL of the test's own
+ * environment does not reach a child process).
+ */
+export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPrefix: string }, natsUrl: string | undefined, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: db.url,
     // Test files run side by side; keep their connections well under Postgres's max_connections.
     DATABASE_POOL_MAX: '10',
-    NATS_URL: natsUrl,
+    NATS_URL: natsUrl ?? '',
     NATS_STREAM: stream.stream,
     NATS_SUBJECT_PREFIX: stream.subjectPrefix,
     PORT: '0',
@@ -200,9 +205,21 @@ export function serviceEnv(db: TestDatabase, stream: { stream: string; subjectPr
   };
 }
 
+/** The events' modes every transport-dependent suite runs in: NATS JetStream, and the event stream in Postgres. */
+export const EVENTS_MODES: readonly EventsMode[] = ['nats', 'postgres-outbox'];
+
+/** What {@link startHarness} takes. */
+export interface HarnessOptions {
+  /** How events travel: `nats` (the default: natsUrl, or the machine's NATS) or `postgres-outbox` (no NATS_URL). */
+  readonly events?: EventsMode;
+  readonly natsUrl?: string;
+  readonly env?: Record<string, string>;
+  readonly logDestination?: { write(line: string): void };
+}
+
 /** Starts the whole service (gateway, relay, dispatcher unless RUN_DISPATCHER=false) on a fresh database and stream. */
-export async function startHarness(options: { natsUrl?: string; env?: Record<string, string>; logDestination?: { write(line: string): void } } = {}): Promise<Harness> {
-  const natsUrl = options.natsUrl ?? MACHINE_NATS_URL;
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const natsUrl = options.events === 'postgres-outbox' ? undefined : (options.natsUrl ?? MACHINE_NATS_URL);
   const db = await createTestDatabase({ migrate: false });
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
@@ -221,6 +238,7 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
       await service.close();
       await db.drop();
       // The stream lives on a NATS that outlives the test.
+      if (natsUrl === undefined) return;
       const nc = await connect({ servers: natsUrl, timeout: 2000 }).catch(() => undefined);
       if (nc) {
         const jsm = await nc.jetstreamManager().catch(() => undefined);
@@ -229,6 +247,62 @@ export async function startHarness(options: { natsUrl?: string; env?: Record<str
       }
     },
   };
+}
+
+// ---------------------------------------------------------------- reading what was delivered
+
+/** The v1 parts of a Checkout-Signature header. */
+export function v1Parts(header: string): string[] {
+  return header
+    .split(',')
+    .filter((p) => p.startsWith('v1='))
+    .map((p) => p.slice(3));
+}
+
+/** The t= part of a Checkout-Signature header. */
+export function timestampOf(header: string): number {
+  return Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);
+}
+
+/** A delivery attempt as GET /v1/events/:id/deliveries shows it. */
+export interface AttemptJson {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string;
+}
+
+/**
+ * Shortcuts over the harness a test file runs (read when called, so a file may start it in beforeAll):
+ * an event's delivery attempts, an order's event row, an endpoint's deliveries, a paid order.
+ */
+export function deliveryHelpers(current: () => Harness) {
+  /** The delivery attempts of an event (GET /v1/events/:id/deliveries, 200 expected). */
+  async function attemptsOf(key: string, eventId: string): Promise<AttemptJson[]> {
+    const res = await api<{ data: AttemptJson[] }>(current().base, key, 'GET', `/v1/events/${eventId}/deliveries`);
+    if (res.status !== 200) throw new Error(`listing the deliveries of ${eventId} answered ${res.status}: ${JSON.stringify(res.json)}`);
+    return res.json.data;
+  }
+  /** The event row of one order and type, once it is there. */
+  async function eventOf(orderId: string, type: string): Promise<{ id: string; created_at: Date; sequence: number }> {
+    return waitFor(`${type} of ${orderId}`, () => current().db.knex('events').where({ order_id: orderId, type }).first(), (row) => row !== undefined);
+  }
+  /** An endpoint's deliveries, oldest first. */
+  async function deliveryRows(endpointId: string, harness = current()): Promise<{ event_id: string; status: string; attempt_count: number }[]> {
+    return harness.db.knex('webhook_deliveries').where({ endpoint_id: endpointId }).select('event_id', 'status', 'attempt_count').orderBy('id');
+  }
+  /** Creates an order, pays it, and answers the order and its order.paid event id. */
+  async function paidOrder(key: string, reference = `INV-${Math.random().toString(36).slice(2, 8)}`) {
+    const order = await createOrder(current().base, key, { reference });
+    const paid = await payOrder(current().base, key, order.id);
+    const event = await eventOf(order.id, 'order.paid');
+    return { order, paid, eventId: event.id, event };
+  }
+  return { attemptsOf, eventOf, deliveryRows, paidOrder };
 }
 
 // ---------------------------------------------------------------- REST

@@ -38,8 +38,16 @@ export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
   }
 }
 
-/** Events handled at once by one consumer. */
+/** Events handled at once by one consumer, unless told otherwise. */
 const HANDLER_CONCURRENCY = 64;
+
+/** Options of {@link JetStreamEventSubscription}. */
+export interface JetStreamSubscriptionOptions {
+  /** The consumer's ack wait (30 s when absent); applies when this creates the durable consumer, an existing one keeps its own. */
+  readonly ackWaitMs?: number;
+  /** Events handled at once, and pulled ahead at most (64 handled, 256 pulled when absent). */
+  readonly maxInHand?: number;
+}
 
 /**
  * Durable JetStream pull consumer. The handler's settlement decides: handled
@@ -52,11 +60,15 @@ export class JetStreamEventSubscription implements EventSubscription {
   readonly #nc: NatsConnection;
   readonly #stream: StreamOptions;
   readonly #durable: string;
+  readonly #ackWaitMs: number;
+  readonly #maxInHand: number | undefined;
 
-  constructor(nc: NatsConnection, stream: StreamOptions, durableName: string) {
+  constructor(nc: NatsConnection, stream: StreamOptions, durableName: string, options: JetStreamSubscriptionOptions = {}) {
     this.#nc = nc;
     this.#stream = stream;
     this.#durable = durableName;
+    this.#ackWaitMs = options.ackWaitMs ?? 30_000;
+    this.#maxInHand = options.maxInHand;
   }
 
   async consume(handler: (received: ReceivedEvent) => Promise<Settlement>, onError: (err: unknown) => void): Promise<Consumption> {
@@ -76,14 +88,15 @@ export class JetStreamEventSubscription implements EventSubscription {
         description: `${this.#durable} of installation ${this.#stream.installationId}`,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        ack_wait: nanos(30_000),
+        ack_wait: nanos(this.#ackWaitMs),
         max_ack_pending: 1000,
         filter_subject: `${this.#stream.subjectPrefix}.>`,
       });
     }
     const consumer = await this.#nc.jetstream().consumers.get(this.#stream.stream, this.#durable);
-    const messages = await consumer.consume({ max_messages: 256 });
-    // Up to HANDLER_CONCURRENCY events are handled at once; each is acked when its own handler is done.
+    const messages = await consumer.consume({ max_messages: this.#maxInHand ?? 256 });
+    const concurrency = this.#maxInHand ?? HANDLER_CONCURRENCY;
+    // Up to `concurrency` events are handled at once; each is acked when its own handler is done.
     const inHand = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const m of messages) {
@@ -113,7 +126,7 @@ export class JetStreamEventSubscription implements EventSubscription {
           }
         })().finally(() => inHand.delete(work));
         inHand.add(work);
-        if (inHand.size >= HANDLER_CONCURRENCY) await Promise.race(inHand);
+        if (inHand.size >= concurrency) await Promise.race(inHand);
       }
     })();
     return {

@@ -29,6 +29,11 @@ export interface PrometheusMetricsOptions {
   readonly role: string;
   /** Age in seconds of the oldest unpublished outbox event (0 when none), read at each scrape; absent: not reported. */
   readonly outboxBacklogAgeSeconds?: () => Promise<number>;
+  /**
+   * Without NATS: each durable consumer of the event stream in Postgres and the age in seconds of the oldest
+   * event it has not handled (0 when none), read at each scrape; absent: not reported (JetStream keeps its own).
+   */
+  readonly eventConsumerAgeSeconds?: () => Promise<readonly { readonly consumer: string; readonly ageSeconds: number }[]>;
   /** Node's own metrics (CPU, memory, event loop lag, GC); on unless false. */
   readonly processMetrics?: boolean;
 }
@@ -76,7 +81,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
   });
   const published = new Histogram({
     name: 'checkout_outbox_publish_delay_seconds',
-    help: 'From an event\'s commit to its publication on JetStream by the outbox relay.',
+    help: 'From an event\'s commit to its publication by the outbox relay (on JetStream, or without NATS appended to the event stream in Postgres).',
     buckets: LAG_BUCKETS,
     registers: [registry],
   });
@@ -116,6 +121,23 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
         } catch {
           // Postgres did not answer: the series is left out of this scrape rather than reported as 0.
           this.reset();
+        }
+      },
+    });
+  }
+  if (options.eventConsumerAgeSeconds) {
+    const read = options.eventConsumerAgeSeconds;
+    new Gauge({
+      name: 'checkout_event_consumer_oldest_unhandled_age_seconds',
+      help: 'Without NATS: per durable consumer of the event stream in Postgres, the age of the oldest event appended and not yet handled (0 when none); read from Postgres at each scrape.',
+      labelNames: ['consumer'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const { consumer, ageSeconds } of await read()) this.labels(consumer).set(ageSeconds);
+        } catch {
+          // Postgres did not answer: the series are left out of this scrape rather than reported as 0.
         }
       },
     });

@@ -66,7 +66,7 @@ class FlakyPublisher implements EventPublisher {
   }
 }
 
-function options(reader: OutboxReader, publisher: EventPublisher, errors: unknown[], overrides: Partial<OutboxRelayOptions> = {}): OutboxRelayOptions {
+function options(reader: OutboxReader, publisher: EventPublisher | undefined, errors: unknown[], overrides: Partial<OutboxRelayOptions> = {}): OutboxRelayOptions {
   return { reader, publisher, batchSize: 10, idleMs: 100, maxBackoffMs: 1000, onError: (err) => errors.push(err), ...overrides };
 }
 
@@ -111,6 +111,21 @@ describe('createOutboxRelay', () => {
     // Committed at 00:00:01 and 00:00:02, published at 00:00:10.
     expect(delays).toEqual([9000, 8000]);
     expect(published).toEqual([['evt_1', 'evt_2']]);
+  });
+
+  test('without a broker (no NATS): marking the batch is its publication, counted as one', async () => {
+    const outbox = new FakeOutbox([event(1), event(2), event(3)]);
+    const delays: number[] = [];
+    const relay = createOutboxRelay({
+      ...options(outbox, undefined, [], { batchSize: 2 }),
+      metrics: { outboxPublished: (ms) => delays.push(ms) },
+      clock: { now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, 10)) },
+    });
+    await expect(relay.relayOnce()).resolves.toBe(2);
+    await expect(relay.relayOnce()).resolves.toBe(1);
+    await expect(relay.relayOnce()).resolves.toBe(0);
+    expect([...outbox.marked]).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    expect(delays).toEqual([9000, 8000, 7000]);
   });
 
   test('relayOnce: a publish failure rejects and leaves the batch unmarked', async () => {

@@ -4,7 +4,7 @@ import type { Clock } from '../../ports/shared/clock.port.ts';
 import type { Metrics } from '../../ports/telemetry/metrics.port.ts';
 import type { DomainEvent } from '../../domain/event/domain-event.ts';
 
-/** Moves committed events from the outbox to the broker. */
+/** Moves committed events from the outbox to the broker (or, without one, to the event stream in Postgres). */
 export interface OutboxRelay {
   /** Publishes one batch; resolves to the number of events published. */
   relayOnce(): Promise<number>;
@@ -17,7 +17,11 @@ export interface OutboxRelay {
 /** Options of {@link createOutboxRelay}. */
 export interface OutboxRelayOptions {
   readonly reader: OutboxReader;
-  readonly publisher: EventPublisher;
+  /**
+   * The broker. Absent when there is none (no NATS_URL): marking a batch published is then its
+   * publication, since the reader appends it to the event stream in Postgres as it marks it.
+   */
+  readonly publisher: EventPublisher | undefined;
   readonly batchSize: number;
   /** Pause between polls when the outbox is empty. */
   readonly idleMs: number;
@@ -35,7 +39,8 @@ export interface OutboxRelayOptions {
 /**
  * Creates the outbox relay. Each batch is read under row locks (two relays
  * never take the same event), published with msgID = event id, then marked
- * published in the same transaction. A crash between publish and mark leaves
+ * published in the same transaction (without a broker, the marking appends
+ * the batch to the event stream in Postgres). A crash between publish and mark leaves
  * the rows unmarked; the next pass publishes them again and the broker drops
  * the duplicates by msgID.
  */
@@ -50,7 +55,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     options.reader.withUnpublished(options.batchSize, async (batch) => {
       if (batch.events.length === 0) return 0;
       inHand = batch.events;
-      await options.publisher.publish(batch.events);
+      await options.publisher?.publish(batch.events);
       await batch.markPublished();
       inHand = [];
       if (options.metrics) {

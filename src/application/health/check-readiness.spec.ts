@@ -8,8 +8,10 @@ class ScriptedProbe implements DependencyProbe {
   calls = 0;
   #pending: { resolve: () => void; reject: (err: Error) => void }[] = [];
   readonly name: string;
-  constructor(name: string) {
+  readonly mode: string | undefined;
+  constructor(name: string, mode?: string) {
     this.name = name;
+    this.mode = mode;
   }
   probe(): Promise<void> {
     this.calls += 1;
@@ -45,6 +47,21 @@ describe('createCheckReadiness', () => {
       ready: true,
       checks: { postgres: { status: 'ok', required: true }, nats: { status: 'unavailable', required: false, reason: 'not connected yet' } },
     });
+  });
+
+  it('shows the mode a probe names beside its status, answered or not', async () => {
+    const postgres = new ScriptedProbe('postgres');
+    const events = new ScriptedProbe('events', 'postgres-outbox');
+    const nats = new ScriptedProbe('events', 'nats');
+    const { clock } = manualClock();
+    const outbox = createCheckReadiness({ required: [postgres], informational: [events], clock, timeoutMs: 1000, cacheMs: 0 })();
+    const broker = createCheckReadiness({ required: [], informational: [nats], clock, timeoutMs: 1000, cacheMs: 0 })();
+    await tick();
+    postgres.answer();
+    events.answer();
+    nats.fail('not connected yet');
+    expect((await outbox).checks.events).toEqual({ mode: 'postgres-outbox', status: 'ok', required: false });
+    expect((await broker).checks.events).toEqual({ mode: 'nats', status: 'unavailable', required: false, reason: 'not connected yet' });
   });
 
   it('is unready when a required probe fails or does not answer in time', async () => {

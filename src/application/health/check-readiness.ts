@@ -5,8 +5,8 @@ import type { DependencyProbe } from '../../ports/health/dependency-probe.port.t
 export interface Readiness {
   /** True when every required dependency answered. */
   readonly ready: boolean;
-  /** Each dependency by name: "ok", or "unavailable" with the reason. */
-  readonly checks: Readonly<Record<string, { readonly status: 'ok' | 'unavailable'; readonly required: boolean; readonly reason?: string }>>;
+  /** Each dependency by name: "ok", or "unavailable" with the reason; with the way it is used when its probe says (`mode`). */
+  readonly checks: Readonly<Record<string, { readonly status: 'ok' | 'unavailable'; readonly required: boolean; readonly reason?: string; readonly mode?: string }>>;
 }
 
 /** Answers whether the service can do its work now. */
@@ -16,7 +16,7 @@ export type CheckReadiness = () => Promise<Readiness>;
 export interface CheckReadinessOptions {
   /** Dependencies without which the service cannot serve: one that fails makes it unready. */
   readonly required: readonly DependencyProbe[];
-  /** Dependencies reported for information only (NATS: orders are accepted while it is down). */
+  /** Dependencies reported for information only (NATS, the events: orders are accepted while they are down). */
   readonly informational: readonly DependencyProbe[];
   readonly clock: Clock;
   /** How long one probe may take before it counts as unavailable. */
@@ -35,6 +35,7 @@ export function createCheckReadiness(options: CheckReadinessOptions): CheckReadi
   let running: Promise<Readiness> | undefined;
 
   const probeOne = async (probe: DependencyProbe, required: boolean) => {
+    const mode = probe.mode === undefined ? {} : { mode: probe.mode };
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       await Promise.race([
@@ -43,9 +44,9 @@ export function createCheckReadiness(options: CheckReadinessOptions): CheckReadi
           timer = setTimeout(() => reject(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
         }),
       ]);
-      return [probe.name, { status: 'ok' as const, required }] as const;
+      return [probe.name, { ...mode, status: 'ok' as const, required }] as const;
     } catch (err) {
-      return [probe.name, { status: 'unavailable' as const, required, reason: err instanceof Error ? err.message : String(err) }] as const;
+      return [probe.name, { ...mode, status: 'unavailable' as const, required, reason: err instanceof Error ? err.message : String(err) }] as const;
     } finally {
       clearTimeout(timer);
     }

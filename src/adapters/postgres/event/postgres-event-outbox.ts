@@ -65,12 +65,23 @@ export class PostgresEventOutbox implements EventOutbox {
   }
 }
 
+/** Where the relay puts the events it marks published. */
+export interface OutboxReaderOptions {
+  /**
+   * True when there is no broker (no NATS_URL): marking a batch published appends it to the
+   * event stream in Postgres ({@link appendToEventStream}), which the Postgres consumers read.
+   */
+  readonly appendToStream?: boolean;
+}
+
 /** The relay's side: FOR UPDATE SKIP LOCKED so concurrent relays split the work. */
 export class PostgresOutboxReader implements OutboxReader {
   readonly #knex: Knex;
+  readonly #appendToStream: boolean;
 
-  constructor(knex: Knex) {
+  constructor(knex: Knex, options: OutboxReaderOptions = {}) {
     this.#knex = knex;
+    this.#appendToStream = options.appendToStream ?? false;
   }
 
   withUnpublished<T>(limit: number, fn: (batch: OutboxBatch) => Promise<T>): Promise<T> {
@@ -86,12 +97,46 @@ export class PostgresOutboxReader implements OutboxReader {
         return fn({
           events: rows.map(rowToEvent),
           markPublished: async () => {
-            if (ids.length > 0) await trx('events').whereIn('id', ids).update({ published_at: trx.fn.now() });
+            if (ids.length === 0) return;
+            if (this.#appendToStream) await appendToEventStream(trx, ids);
+            else await trx('events').whereIn('id', ids).update({ published_at: trx.fn.now() });
           },
         });
       }),
     );
   }
+}
+
+/** The channel on which the relay tells the Postgres consumers that the event stream grew. */
+export const EVENT_STREAM_CHANNEL = 'checkout_event_stream';
+
+/**
+ * Any constant: the key of the transaction-level advisory lock under which stream positions are
+ * given. ("checkout" in ASCII.)
+ */
+const EVENT_STREAM_LOCK = 0x636865636b6f7574n;
+
+/**
+ * Appends locked, unpublished events to the event stream in Postgres: each gets the next
+ * `stream_seq` and `published_at`, and the stream's listeners a notification at commit.
+ *
+ * The positions are given under one transaction-level advisory lock, held until this transaction
+ * ends: a second relay's batch waits for this one's commit before it takes numbers. So positions
+ * become visible in their numeric order, and a consumer that reads position n can never later find
+ * a smaller one appearing (as it could with `seq`, numbered at insert by transactions that commit
+ * in any order): "everything after my position" is a safe cursor.
+ */
+export async function appendToEventStream(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
+  await trx.raw('SELECT pg_advisory_xact_lock(?::bigint)', [EVENT_STREAM_LOCK.toString()]);
+  await trx.raw(
+    `UPDATE events e SET published_at = now(), stream_seq = s.position
+       FROM (SELECT id, nextval('event_stream_seq') AS position
+               FROM (SELECT id FROM unnest(?::text[]) WITH ORDINALITY AS batch (id, n) ORDER BY n) ordered) s
+      WHERE e.id = s.id`,
+    [[...ids]],
+  );
+  // Delivered at commit, once per transaction whatever the batch's size.
+  await trx.raw('SELECT pg_notify(?, \'\')', [EVENT_STREAM_CHANNEL]);
 }
 
 /**
