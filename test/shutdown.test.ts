@@ -302,6 +302,63 @@ describe('checkout worker and checkout dispatch', { timeout: 180_000 }, () => {
   });
 });
 
+describe('without NATS (events through the event stream in Postgres)', { timeout: 180_000 }, () => {
+  /** This file's environment with NATS_URL empty: the relay, the dispatcher and their LISTEN connection work on Postgres. */
+  const postgresEnv = (extra: Record<string, string> = {}) => env({ NATS_URL: '', ...extra });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('`checkout serve` with a webhook just delivered through Postgres: %s ends it with exit code 0', async (signal) => {
+    const receiver = await Receiver.start();
+    cleanups.push(() => receiver.close());
+    const running = await serve(postgresEnv());
+    await running.waitForOutput(/Dispatching webhooks of installation ins_\w+ from the event stream in Postgres/, 'the dispatcher at work on Postgres');
+    expect(running.output()).toContain('events through Postgres, no NATS');
+    await createEndpoint(running.base, shop.test_secret_key, receiver.url(), ['order.created']);
+    // The relay, the dispatcher's consumer and its LISTEN connection are all at work when the signal comes.
+    const order = await createOrder(running.base, shop.test_secret_key);
+    await waitFor('the delivery', () => receiver.requests.some((r) => r.body.data.id === order.id), (found) => found, 30_000);
+
+    const exit = await running.stop(signal);
+    expect(exit, running.output()).toEqual({ code: 0, signal: null });
+    expect(lines(running.output(), /Stopped in \d+ ms"/)).toHaveLength(1);
+    expect(lines(running.output(), /Shutdown grace/)).toEqual([]);
+    await expect(fetch(`${running.base}/healthz`)).rejects.toThrow();
+  });
+
+  it('`checkout dispatch`: SIGTERM ends it with exit code 0', async () => {
+    const running = start(['dispatch'], postgresEnv());
+    await running.waitForOutput(/Dispatching webhooks of installation ins_\w+ from the event stream in Postgres/, 'the dispatcher at work on Postgres');
+
+    const exit = await running.stop('SIGTERM');
+    expect(exit, running.output()).toEqual({ code: 0, signal: null });
+    expect(lines(running.output(), /Shutdown grace/)).toEqual([]);
+  });
+
+  it('`checkout worker --only relay,dispatcher` with Postgres refusing connections while it runs: SIGTERM ends it with exit code 0', async () => {
+    const postgres = await cuttablePostgres();
+    const running = start(['worker', '--only', 'relay,dispatcher'], postgresEnv({ DATABASE_URL: postgres.url(db.url) }));
+    await running.waitForOutput(/Workers running: relay, dispatcher/, 'the workers at work');
+    await postgres.down();
+    // The LISTEN connection is lost and tried again; the relay and the consumer fail their looks and back off.
+    await running.waitForOutput(/event stream: cannot LISTEN for new events in Postgres/, 'the LISTEN connection lost');
+
+    const exit = await running.stop('SIGTERM');
+    expect(exit, running.output()).toEqual({ code: 0, signal: null });
+  });
+
+  it('`checkout worker --only relay,dispatcher` with Postgres hanging while it runs: SIGTERM ends it when the grace runs out, with exit code 1', async () => {
+    const postgres = await cuttablePostgres();
+    const running = start(['worker', '--only', 'relay,dispatcher'], postgresEnv({ DATABASE_URL: postgres.url(db.url) }));
+    await running.waitForOutput(/Workers running: relay, dispatcher/, 'the workers at work');
+    postgres.hang();
+    // The relay polls the outbox every 20 ms, the consumer the stream every 100 ms: their next queries never get an answer.
+    await waitFor('the workers waiting on Postgres', () => postgres.heard, (n) => n > 0, 30_000);
+
+    const exit = await running.stop('SIGTERM');
+    expect(exit, running.output()).toEqual({ code: 1, signal: null });
+    expect(lines(running.output(), /aborting what is still in hand: .*relay/)).toHaveLength(1);
+  });
+});
+
 describe('giving a lease back (what a dispatcher does with a send it aborted)', () => {
   it('makes the delivery due at once with no attempt counted, and never takes back a lease that ran out and went to another dispatcher', async () => {
     const svc = await startTestService({ webhookAllowPrivateNetworks: true });
