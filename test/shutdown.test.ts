@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { CuttablePostgres } from './support/cuttable-postgres.ts';
+import { CuttablePostgres, type CuttablePostgresOptions } from './support/cuttable-postgres.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { deleteStream, freePort, MACHINE_NATS_URL, startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
 import { api, createEndpoint, createOrder, Receiver, serviceEnv } from './support/webhooks.ts';
@@ -17,6 +17,7 @@ import { waitFor } from './support/wait.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { startTestService } from './support/service.ts';
 import { rowToEvent, type EventRow } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
+import { PostgresEventNotifications } from '../src/adapters/postgres/event/postgres-event-notifications.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** What each process here is given to stop in. */
@@ -132,8 +133,8 @@ async function ownNats(): Promise<OwnNatsServer> {
 }
 
 /** A relay to Postgres the test cuts or hangs, closed after it. */
-async function cuttablePostgres(): Promise<CuttablePostgres> {
-  const relay = new CuttablePostgres();
+async function cuttablePostgres(options: CuttablePostgresOptions = {}): Promise<CuttablePostgres> {
+  const relay = new CuttablePostgres(options);
   await relay.up();
   cleanups.push(() => relay.down());
   return relay;
@@ -356,6 +357,39 @@ describe('without NATS (events through the event stream in Postgres)', { timeout
     const exit = await running.stop('SIGTERM');
     expect(exit, running.output()).toEqual({ code: 1, signal: null });
     expect(lines(running.output(), /aborting what is still in hand: .*relay/)).toHaveLength(1);
+  });
+});
+
+describe('closing the LISTEN connection of the event stream in Postgres (the last step of a stop without NATS)', () => {
+  /** Resolves with what `closing` came to, or 'still waiting' once the deadline has passed: far beyond what a close that does not wait takes. */
+  const within = (closing: Promise<void>, ms = 20_000) => {
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([closing.then(() => 'closed'), new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), ms)))]).finally(() => clearTimeout(timer));
+  };
+
+  it('cuts an attempt to connect that Postgres never answers, rather than wait for the connect timeout', async () => {
+    const postgres = await cuttablePostgres();
+    postgres.hang();
+    // A connect timeout far beyond the test's deadline: only close() can end the attempt in time.
+    const notifications = new PostgresEventNotifications(postgres.url(db.url), { connectTimeoutMs: 600_000 });
+    notifications.subscribe(() => undefined);
+    await waitFor('the attempt to connect', () => postgres.heard, (n) => n > 0, 30_000);
+
+    expect(await within(notifications.close())).toBe('closed');
+    expect(await notifications.listening()).toBe(false);
+  });
+
+  it('once the stop abandons it, cuts a connection whose goodbye Postgres never answers', async () => {
+    const postgres = await cuttablePostgres({ hangHalfOpen: true });
+    const notifications = new PostgresEventNotifications(postgres.url(db.url));
+    notifications.subscribe(() => undefined);
+    expect(await notifications.listening()).toBe(true);
+    postgres.hang();
+    const abandon = new AbortController();
+    const closing = notifications.close(abandon.signal);
+
+    abandon.abort();
+    expect(await within(closing)).toBe('closed');
   });
 });
 

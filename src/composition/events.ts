@@ -58,8 +58,9 @@ export interface EventTransport {
    */
   windDown(): void;
   /**
-   * Closes the transport, once the workers have stopped: with NATS, the connection drained, or closed at once
-   * once `abandon` fires (see {@link EventLink.close}); without, the LISTEN connection closed.
+   * Closes the transport, once the workers have stopped: with NATS, the connection drained (see
+   * {@link EventLink.close}); without, the LISTEN connection closed (see PostgresEventNotifications.close).
+   * Once `abandon` fires, the connection is closed at once and nothing more is waited for.
    */
   close(abandon?: AbortSignal): Promise<void>;
 }
@@ -105,7 +106,7 @@ export async function linkEvents(config: Config, installationId: string, knex: K
       description: 'the event stream in Postgres',
       summary: 'events through Postgres, no NATS: single node (set NATS_URL to run on NATS JetStream)',
       windDown: () => undefined,
-      close: () => notifications.close(),
+      close: (abandon) => notifications.close(abandon),
     };
   }
   const link = await linkNats(config, config.natsUrl, installationId, name, waitMs, log, startSignal);

@@ -3,12 +3,23 @@
 import net from 'node:net';
 import { TEST_POSTGRES_URL } from './database.ts';
 
+/** Options of {@link CuttablePostgres}. */
+export interface CuttablePostgresOptions {
+  /**
+   * Whether, once hung, a connection the client closes stays open on this side, as behind a Postgres that is
+   * stopped or a network that drops everything: the client's goodbye is never answered. By default the relay's
+   * socket closes its side when the client closes its own.
+   */
+  readonly hangHalfOpen?: boolean;
+}
+
 /**
  * A TCP relay in front of Postgres that the test can cut (every connection dropped, new ones refused),
  * hang (nothing dropped, nothing answered) and restore.
  */
 export class CuttablePostgres {
   readonly #target = new URL(TEST_POSTGRES_URL);
+  readonly #hangHalfOpen: boolean;
   readonly #sockets = new Set<net.Socket>();
   readonly #pairs = new Set<readonly [net.Socket, net.Socket]>();
   #hung = false;
@@ -17,9 +28,14 @@ export class CuttablePostgres {
   #server: net.Server | undefined;
   port = 0;
 
+  constructor(options: CuttablePostgresOptions = {}) {
+    this.#hangHalfOpen = options.hangHalfOpen ?? false;
+  }
+
   async up(): Promise<void> {
     this.#hung = false;
-    this.#server = net.createServer((client) => {
+    // Half-open: a client's end is passed on by the pipe while relayed, and answered by nobody once hung.
+    this.#server = net.createServer({ allowHalfOpen: this.#hangHalfOpen }, (client) => {
       if (this.#hung) {
         // Accepted and never answered: the client waits for Postgres's reply to its startup message.
         this.#sockets.add(client);

@@ -7,6 +7,8 @@ export interface PostgresEventNotificationsOptions {
   readonly retryMs?: number;
   /** Told when the LISTEN connection fails or cannot be opened (the consumers keep polling meanwhile). */
   readonly onError?: (err: unknown) => void;
+  /** Longest wait for Postgres to accept the LISTEN connection (5 s unless given). */
+  readonly connectTimeoutMs?: number;
 }
 
 /**
@@ -25,8 +27,12 @@ export class PostgresEventNotifications {
   readonly #url: string;
   readonly #retryMs: number;
   readonly #onError: (err: unknown) => void;
+  readonly #connectTimeoutMs: number;
   readonly #subscribers = new Set<() => void>();
   #client: pg.Client | undefined;
+  /** The client being connected, and those being ended: what close() cuts when it may not wait for them. */
+  #opening: pg.Client | undefined;
+  readonly #ending = new Set<pg.Client>();
   #connecting: Promise<void> | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   #failures = 0;
@@ -36,6 +42,7 @@ export class PostgresEventNotifications {
     this.#url = url;
     this.#retryMs = options.retryMs ?? 500;
     this.#onError = options.onError ?? (() => undefined);
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   }
 
   /** Calls `wake` on each notification until the returned function is called. */
@@ -54,10 +61,30 @@ export class PostgresEventNotifications {
     return this.#client !== undefined;
   }
 
-  /** Drops every subscriber and closes the connection. */
-  async close(): Promise<void> {
+  /**
+   * Drops every subscriber and closes the connection. An attempt to connect
+   * still under way is cut at once: nobody is left to wake, and a Postgres
+   * that does not answer would hold it for the connect timeout. Once
+   * `abandon` fires (a stop whose grace is nearly spent), the connection is
+   * cut rather than ended with a goodbye that a Postgres that hangs never
+   * answers, and nothing more is waited for.
+   */
+  async close(abandon?: AbortSignal): Promise<void> {
     this.#subscribers.clear();
-    await this.#disconnect();
+    this.#opening?.connection.stream.destroy();
+    if (!abandon) return this.#disconnect();
+    await new Promise<void>((resolve) => {
+      const cut = () => {
+        for (const client of [this.#client, ...this.#ending]) client?.connection.stream.destroy();
+        resolve();
+      };
+      if (abandon.aborted) cut();
+      else abandon.addEventListener('abort', cut, { once: true });
+      void this.#disconnect().finally(() => {
+        abandon.removeEventListener('abort', cut);
+        resolve();
+      });
+    });
   }
 
   #wakeAll(): void {
@@ -72,30 +99,34 @@ export class PostgresEventNotifications {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: 5000, keepAlive: true });
+    const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: this.#connectTimeoutMs, keepAlive: true });
     const lost = (err: unknown) => {
       if (this.#client !== client) return;
       this.#client = undefined;
-      this.#onError(err);
+      // Cut by close(): nobody listens any more, so nothing is lost.
+      if (this.#subscribers.size > 0) this.#onError(err);
       client.end().catch(() => undefined);
       this.#retryLater();
     };
     client.on('error', lost);
     client.on('end', () => lost(new Error('the LISTEN connection to Postgres ended')));
     client.on('notification', () => this.#wakeAll());
+    this.#opening = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${EVENT_STREAM_CHANNEL}`);
     } catch (err) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);
-      this.#onError(err);
+      // Cut by close(), or nobody left to listen for: not a failure to report.
+      if (this.#subscribers.size > 0) this.#onError(err);
       this.#retryLater();
       return;
+    } finally {
+      this.#opening = undefined;
     }
     if (this.#subscribers.size === 0) {
-      client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
+      await this.#end(client);
       return;
     }
     this.#client = client;
@@ -121,8 +152,17 @@ export class PostgresEventNotifications {
     await this.#connecting;
     const client = this.#client;
     this.#client = undefined;
-    if (!client) return;
+    if (client) await this.#end(client);
+  }
+
+  /** Ends a connection with a goodbye; close() cuts it should it be abandoned meanwhile. */
+  async #end(client: pg.Client): Promise<void> {
     client.removeAllListeners('end');
-    await client.end().catch(() => undefined);
+    this.#ending.add(client);
+    try {
+      await client.end().catch(() => undefined);
+    } finally {
+      this.#ending.delete(client);
+    }
   }
 }
