@@ -13,7 +13,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX vault_tokens_payment ON vault_tokens (payment_id) WHERE payment_id IS NOT NULL');
 }
 
-/** Reverts 024 (cards held at that moment are dropped: their payments save nothing). */
+/** Reverts 026 (cards held at that moment are dropped: their payments save nothing). */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DELETE FROM vault_tokens WHERE payment_id IS NOT NULL');
   await knex.raw('DROP INDEX IF EXISTS vault_tokens_payment');
