@@ -266,16 +266,18 @@ beforeAll(async () => {
   if (missing.length > 0) return;
   const tgz = path.join(workDir, 'tarballs');
   mkdirSync(tgz);
-  const [harness] = await Promise.all([
-    startHarness(),
-    timed('npm pack --workspaces (builds each package)', async () => {
+  // The service starts while npm packs; afterAll closes it whatever happened.
+  const harness = startHarness().then((started) => (h = started));
+  try {
+    await timed('npm pack --workspaces (builds each package)', async () => {
       // As a maintainer runs it in the repository: npm's prepack scripts find the repository's Node 24 first on PATH.
       const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
       const packed = await run(SYSTEM.node, [NPM_CLI, 'pack', '--workspaces', '--pack-destination', tgz], { cwd: ROOT, env, timeoutMs: 300_000 });
       if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
-    }),
-  ]);
-  h = harness;
+    });
+  } finally {
+    await harness;
+  }
   for (const name of PACKAGES) tarballs[name] = path.join(tgz, `hosted-checkout-${name}-0.1.0.tgz`);
   const dev = ROOT_PACKAGE.devDependencies;
   for (const runtime of RUNTIMES) {
