@@ -8,6 +8,9 @@ ENV NODE_ENV=production
 # Dependencies first, so that editing the code does not reinstall them.
 # Only runtime dependencies: the image's own Node 24 replaces the `node`
 # devDependency, and the toolchain (tsc, eslint, vitest, buf) is not needed.
+# The SDK workspaces (sdk/*/package.json) are not copied yet, so npm leaves
+# them out: the Vendure plugin's peers (@vendure/core and its ~400 packages),
+# which the lockfile counts as the workspace's, are not installed.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/gen/', 'sdk/gen/', 'sdk/fields/dist/'] },
+  { ignores: ['node_modules/', 'src/gen/', 'sdk/gen/', 'sdk/*/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

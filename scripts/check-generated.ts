@@ -1,9 +1,11 @@
-// Fails when src/gen or sdk/gen is not what `buf generate` makes of proto/, and runs
-// `buf breaking` against main once main has contracts.
+// Fails when src/gen or sdk/gen is not what `buf generate` makes of proto/, or sdk/node/api-types.ts
+// is not what scripts/sdk-types.ts makes of the /v1 OpenAPI document, and runs `buf breaking` against
+// main once main has contracts.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { openApiDocument, renderSdkTypes, SDK_TYPES_FILE } from './sdk-types.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const buf = path.join(root, 'node_modules', '.bin', 'buf');
@@ -36,6 +38,12 @@ try {
   rmSync(out, { recursive: true, force: true });
 }
 
+// The server SDK's types, from the OpenAPI document the TypeBox schemas make.
+if (readFileSync(SDK_TYPES_FILE, 'utf8') !== renderSdkTypes(await openApiDocument())) {
+  failed = true;
+  console.error(`${path.relative(root, SDK_TYPES_FILE)} is stale: the REST schemas changed; run \`npm run generate\` and commit.`);
+}
+
 // buf breaking against main, when main exists and already holds contracts.
 function mainHasProto(): boolean {
   try {
@@ -55,4 +63,4 @@ if (mainHasContracts) {
   }
 }
 if (failed) process.exit(1);
-console.log(`generated code is fresh${mainHasContracts ? '; buf breaking against main passed' : ''}`);
+console.log(`generated code and SDK types are fresh${mainHasContracts ? '; buf breaking against main passed' : ''}`);

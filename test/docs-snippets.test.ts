@@ -290,7 +290,10 @@ class Session {
       .replaceAll('https://shop.example/webhooks', `http://127.0.0.1:${this.receiverPort}/webhooks`)
       .replaceAll('http://localhost:4000', `http://127.0.0.1:${this.receiverPort}`)
       .replaceAll('.listen(4000', `.listen(${this.receiverPort}`)
-      .replaceAll("from './sdk/", `from '${REPO}sdk/`);
+      .replaceAll("from './sdk/", `from '${REPO}sdk/`)
+      // The packages run from their sources here; test/sdk-packages.test.ts installs them from their tarballs.
+      .replace(/from '@hosted-checkout\/(node|webhooks|mobile|fields|vendure)'/g, (_, pkg: string) => `from '${REPO}sdk/${pkg}/index.ts'`)
+      .replace(/^npm install (@hosted-checkout\/[a-z]+ ?)+$/gm, ': # the package, from this repository\'s sources');
     for (const [example, real] of [...this.subs].sort((a, b) => b[0].length - a[0].length)) out = out.replaceAll(example, real);
     out = out.replaceAll('sk_test_...', this.sandbox.test_secret_key).replaceAll('sk_test_…', this.sandbox.test_secret_key).replaceAll('pk_test_…', this.sandbox.test_publishable_key);
     if (/ord_…(?!_)/.test(out)) out = out.replace(/ord_…(?!_)/g, await this.placeholderOrder());
@@ -399,7 +402,7 @@ type Driver = (block: Block, session: Session) => Promise<void>;
 
 async function runShellBlock(block: Block, session: Session, extraEnv: Record<string, string> = {}): Promise<Run> {
   // Never under the running suite: these replace node_modules, start a server that does not return, or run the suite.
-  const unsafe = /\bnpm (ci|install|i|test|start)\b|\bnpx checkout (serve|dispatch|worker|listen)\b/.exec(block.code);
+  const unsafe = /\bnpm (ci|install(?! @hosted-checkout\/)|i|test|start)\b|\bnpx checkout (serve|dispatch|worker|listen)\b/.exec(block.code);
   if (unsafe) throw new Error(`${block.file}:${block.line} runs \`${unsafe[0]}\`: give it a driver (<!-- snippet: NAME -->) or <!-- not-runnable: reason -->`);
   const run = await session.shell(block.code, extraEnv);
   expect(run.code, `${block.file}:${block.line} exited ${run.code}\n--- stdout:\n${run.stdout.slice(-2000)}\n--- stderr:\n${run.stderr.slice(-2000)}`).toBe(0);

@@ -79,4 +79,17 @@ describe('OpenAPI document', () => {
     expect([...(order.required ?? [])].sort()).toEqual(Object.keys(order.properties).sort());
     expect([...(created.required ?? [])].sort()).toEqual(Object.keys(order.properties).sort());
   });
+
+  it('lists null in every enum whose type admits null (else a null the API sends matches the type but not the enum)', () => {
+    const wrong: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}[${i}]`));
+      if (typeof node !== 'object' || node === null) return;
+      const { type, enum: values } = node as { type?: unknown; enum?: unknown[] };
+      if (Array.isArray(type) && type.includes('null') && values && !values.includes(null)) wrong.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc, '#');
+    expect(wrong).toEqual([]);
+  });
 });

@@ -4,10 +4,11 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport } from '@connectrpc/connect-web';
 import { EventService, type ListenEventsResponse } from '../gen/checkout/v1/webhook_pb.ts';
 import { SIGNATURE_HEADER, signatureHeaderValue } from '../webhooks/signature.ts';
 import { whenNpxExits } from './npx-parent.ts';
+import { abortAfter } from './abort-after.ts';
 
 /** Usage text of `checkout listen`. */
 export const LISTEN_USAGE = `Usage:
@@ -117,7 +118,8 @@ interface ListenParams {
 /** Holds the stream open, reconnecting with backoff, until the signal fires or the service refuses us. */
 async function listen(params: ListenParams): Promise<number> {
   const { apiKey, forwardTo, apiBase, signal, stdout, stderr } = params;
-  const client = createClient(EventService, createConnectTransport({ baseUrl: apiBase, httpVersion: '1.1' }));
+  // Connect over the global fetch (HTTP/1.1), which Node has from 18: connect-node 2.2 needs Node 22.
+  const client = createClient(EventService, createConnectTransport({ baseUrl: apiBase }));
   let secret: string | undefined;
   let failures = 0;
 
@@ -172,6 +174,7 @@ async function forwardEvent(message: ListenEventsResponse, secret: string, forwa
   const { type, id } = describeEvent(message);
   const started = performance.now();
   let answer: string;
+  const deadline = abortAfter(signal, FORWARD_TIMEOUT_MS);
   try {
     const response = await fetch(forwardTo, {
       method: 'POST',
@@ -185,13 +188,15 @@ async function forwardEvent(message: ListenEventsResponse, secret: string, forwa
       },
       // A redirect is the local server's answer; following it would POST elsewhere.
       redirect: 'manual',
-      signal: AbortSignal.any([signal, AbortSignal.timeout(FORWARD_TIMEOUT_MS)]),
+      signal: deadline.signal,
     });
     // Read the answer so the connection can be reused; its content is not shown.
     await response.arrayBuffer().catch(() => undefined);
     answer = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   } catch (err) {
     answer = `error: ${describeForwardError(err, forwardTo)}`;
+  } finally {
+    deadline.clear();
   }
   const ms = Math.round(performance.now() - started);
   return `${localTime(new Date())}  ${type}  ${id}  <-- ${answer} (${ms} ms)`;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Checkout } from './checkout.ts';
 import { ApiConnectionError, ApiError, IdempotencyError, InvalidRequestError, RateLimitError } from './errors.ts';
 
@@ -43,6 +43,10 @@ const apiError = (status: number, type: string, code: string) => ({ status, body
 const params = { amount: 2500, currency: 'EUR', reference: 'INV-1' };
 
 describe('the server SDK\'s transport', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
   it('sends the key, JSON and a generated Idempotency-Key, the same on every retry', async () => {
     const { checkout, seen, sleeps } = scripted(['network', { status: 503, body: 'upstream down' }, { status: 201, body: order }]);
     await expect(checkout.orders.create(params)).resolves.toEqual(order);
@@ -150,6 +154,21 @@ describe('the server SDK\'s transport', () => {
     const { checkout, seen } = scripted([page(['1', '2'], true), page(['3'], false)]);
     expect((await checkout.payouts.listItems('po_1', { limit: 2 }).toArray()).map((i) => i.id)).toEqual(['1', '2', '3']);
     expect(seen.map((s) => s.url)).toEqual(['http://api.test/v1/payouts/po_1/items?limit=2', 'http://api.test/v1/payouts/po_1/items?limit=2&starting_after=2']);
+  });
+
+  it('makes a UUID Idempotency-Key itself, from node:crypto where there is no global crypto.randomUUID (Node 18)', async () => {
+    const keys: (string | undefined)[] = [];
+    const fetch = async (_input: string | URL | Request, init?: RequestInit) => {
+      keys.push((init?.headers as Record<string, string>)['idempotency-key']);
+      return new Response(JSON.stringify(order), { status: 201 });
+    };
+    const checkout = new Checkout('sk_test_123', { baseUrl: 'http://api.test', fetch });
+    await checkout.orders.create(params);
+    vi.stubGlobal('crypto', undefined);
+    await checkout.orders.create(params);
+    expect(keys).toHaveLength(2);
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(keys[0]).not.toBe(keys[1]);
   });
 
   it('refuses to start without a key or a base URL', () => {

@@ -35,6 +35,14 @@ export interface ApiRequest {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A UUID for an Idempotency-Key: the global crypto's (Node 19+, browsers, Deno, Bun), else node:crypto's (Node 18). */
+async function randomKey(): Promise<string> {
+  const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (typeof webCrypto?.randomUUID === 'function') return webCrypto.randomUUID();
+  const { randomUUID } = await import('node:crypto');
+  return randomUUID();
+}
+
 /** The transport of every resource: sends, maps errors, retries. */
 export class HttpClient {
   readonly #key: string;
@@ -44,7 +52,7 @@ export class HttpClient {
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
-  readonly #newKey: () => string;
+  readonly #newKey: () => string | Promise<string>;
 
   /** @throws TypeError when the key or the base URL is missing. */
   constructor(secretKey: string, config: CheckoutConfig) {
@@ -59,7 +67,7 @@ export class HttpClient {
     this.#fetch = config.fetch ?? ((input, init) => fetch(input, init));
     this.#sleep = config.sleep ?? sleep;
     this.#random = config.random ?? Math.random;
-    this.#newKey = config.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
+    this.#newKey = config.idempotencyKey ?? randomKey;
   }
 
   /**
@@ -72,7 +80,7 @@ export class HttpClient {
     const maxRetries = options.maxRetries ?? this.#maxRetries;
     const timeout = options.timeout ?? this.#timeout;
     const headers: Record<string, string> = { authorization: `Bearer ${this.#key}`, accept: 'application/json' };
-    if (req.method !== 'GET') headers['idempotency-key'] = options.idempotencyKey ?? this.#newKey();
+    if (req.method !== 'GET') headers['idempotency-key'] = options.idempotencyKey ?? (await this.#newKey());
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);

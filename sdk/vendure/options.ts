@@ -1,6 +1,6 @@
 // What a shop configures the plugin with, and the Connect clients the plugin makes of it.
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport } from '@connectrpc/connect-web';
 import { OrderService } from '../gen/checkout/v1/order_pb.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { Order } from '@vendure/core';
@@ -50,7 +50,8 @@ export function createCheckoutClients(options: CheckoutPaymentPluginOptions): Ch
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || !s.startsWith('whsec_'))) {
     throw new TypeError('CheckoutPaymentPlugin: webhookSecret must be the signing secret (whsec_…) of the endpoint registered at the plugin\'s route.');
   }
-  const transport = options.transport ?? createConnectTransport({ baseUrl: options.baseUrl.replace(/\/+$/, ''), httpVersion: '1.1' });
+  // Connect over the global fetch (HTTP/1.1): connect-node 2.2 needs Node 22, Vendure 3 runs from Node 20.
+  const transport = options.transport ?? createConnectTransport({ baseUrl: options.baseUrl.replace(/\/+$/, '') });
   const timeoutMs = options.timeoutMs ?? 15_000;
   return {
     orders: createClient(OrderService, transport),

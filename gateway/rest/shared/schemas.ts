@@ -27,10 +27,10 @@ function note(code: string, message: string): Record<string, ErrorNote> {
   return { [ERROR_NOTE]: { code, message } };
 }
 
-/** A type that also accepts null, which the API reads as "absent". */
+/** A type that also accepts null, which the API reads as "absent"; an enum of it lists null too, or null would match the type but not the enum. */
 function nullable<T extends TSchema>(schema: T): T {
-  const type = (schema as unknown as { type: string }).type;
-  return { ...schema, type: [type, 'null'] } as unknown as T;
+  const { type, enum: values } = schema as unknown as { type: string; enum?: unknown[] };
+  return { ...schema, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) } as unknown as T;
 }
 
 /** A required string. */

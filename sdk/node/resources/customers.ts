@@ -7,8 +7,8 @@ import type {
   CustomerCreateParams,
   CustomerListParams,
   CustomerUpdateParams,
+  DeletedCard,
   DeletedCustomer,
-  DeletedJson,
   ListJson,
   RequestOptions,
   SavedCard,
@@ -41,7 +41,7 @@ export class CustomerCards {
   }
 
   /** Deletes a saved card; its encrypted number is erased. */
-  del(customerId: string, cardId: string, options?: RequestOptions): Promise<DeletedJson<'card'>> {
+  del(customerId: string, cardId: string, options?: RequestOptions): Promise<DeletedCard> {
     return this.#client.request({ method: 'DELETE', path: `/v1/customers/${seg(customerId)}/cards/${seg(cardId)}` }, options);
   }
 }

@@ -1,7 +1,7 @@
 // Payment links: /v1/links[/:id], POST /v1/links/:id/deactivate.
 import { seg, type HttpClient } from '../http-client.ts';
 import { pagePromise, type PagePromise } from '../pagination.ts';
-import type { ListJson, ListParams, PaymentLink, PaymentLinkCreateParams, RequestOptions } from '../types.ts';
+import type { ListJson, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, RequestOptions } from '../types.ts';
 
 /** `checkout.links` */
 export class Links {
@@ -22,7 +22,7 @@ export class Links {
   }
 
   /** Lists payment links, newest first; `for await` to walk every page. */
-  list(params: ListParams = {}, options?: RequestOptions): PagePromise<PaymentLink> {
+  list(params: PaymentLinkListParams = {}, options?: RequestOptions): PagePromise<PaymentLink> {
     return pagePromise((startingAfter) =>
       this.#client.request<ListJson<PaymentLink>>({ method: 'GET', path: '/v1/links', query: { ...params, ...(startingAfter ? { starting_after: startingAfter } : {}) } }, options),
     );

@@ -1,7 +1,7 @@
 // Payouts: GET /v1/payouts[/:id], GET /v1/payouts/:id/items.
 import { seg, type HttpClient } from '../http-client.ts';
 import { pagePromise, type PagePromise } from '../pagination.ts';
-import type { ListJson, ListParams, Payout, PayoutItem, PayoutWithItems, PayoutListParams, RequestOptions } from '../types.ts';
+import type { ListJson, Payout, PayoutItem, PayoutItemListParams, PayoutWithItems, PayoutListParams, RequestOptions } from '../types.ts';
 
 /** `checkout.payouts` */
 export class Payouts {
@@ -24,7 +24,7 @@ export class Payouts {
   }
 
   /** Lists a payout's items (up to 1,000 a page), paging by the item's id; `for await` to reconcile them all. */
-  listItems(payoutId: string, params: ListParams = {}, options?: RequestOptions): PagePromise<PayoutItem> {
+  listItems(payoutId: string, params: PayoutItemListParams = {}, options?: RequestOptions): PagePromise<PayoutItem> {
     return pagePromise((startingAfter) =>
       this.#client.request<ListJson<PayoutItem>>(
         { method: 'GET', path: `/v1/payouts/${seg(payoutId)}/items`, query: { ...params, ...(startingAfter ? { starting_after: startingAfter } : {}) } },

@@ -2,7 +2,7 @@
 import { seg, type HttpClient } from '../http-client.ts';
 import { pagePromise, type PagePromise } from '../pagination.ts';
 import type {
-  DeletedJson,
+  DeletedWebhookEndpoint,
   ListJson,
   RequestOptions,
   WebhookEndpoint,
@@ -41,7 +41,7 @@ export class WebhookEndpoints {
   }
 
   /** Deletes an endpoint (not the default one: disable that instead). */
-  del(id: string, options?: RequestOptions): Promise<DeletedJson<'webhook_endpoint'>> {
+  del(id: string, options?: RequestOptions): Promise<DeletedWebhookEndpoint> {
     return this.#client.request({ method: 'DELETE', path: `/v1/webhook_endpoints/${seg(id)}` }, options);
   }
 
