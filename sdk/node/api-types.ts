@@ -244,7 +244,10 @@ export interface TestClock {
   object: 'test_clock';
   name: string;
   frozen_time: string;
+  /** advancing from an advance request until everything due up to target_frozen_time has run; then ready. */
   status: 'ready' | 'advancing';
+  /** Where the running advance goes; null when ready. */
+  target_frozen_time: string | null;
   created: string;
 }
 
@@ -307,7 +310,7 @@ export interface Order {
   subscription: string | null;
   /** The cycle (1, 2, …) of the subscription the order charges. */
   subscription_cycle: number | null;
-  /** The payment link that created the order (one order per customer who opened it); null for orders created through POST /v1/orders. */
+  /** The payment link that created the order (one order per customer who started to pay it); null for orders created through POST /v1/orders. */
   payment_link: string | null;
   /** The customer (cus_…) the order names, or null. */
   customer: string | null;
@@ -355,7 +358,7 @@ export interface CreatedOrder {
   subscription: string | null;
   /** The cycle (1, 2, …) of the subscription the order charges. */
   subscription_cycle: number | null;
-  /** The payment link that created the order (one order per customer who opened it); null for orders created through POST /v1/orders. */
+  /** The payment link that created the order (one order per customer who started to pay it); null for orders created through POST /v1/orders. */
   payment_link: string | null;
   /** The customer (cus_…) the order names, or null. */
   customer: string | null;
@@ -366,10 +369,10 @@ export interface CreatedOrder {
 export interface PaymentLink {
   id: string;
   object: 'payment_link';
-  /** <checkout host>/l/<unguessable suffix>: share it with your customers. Each customer who opens it gets an order of their own. */
+  /** <checkout host>/l/<unguessable suffix>: share it with your customers. Its page is the payment form; each customer who starts to pay gets an order of their own. */
   url: string;
   type: 'single_use' | 'collecting';
-  /** active: opening it creates an order. deactivated by you, expired (expires_at passed), or completed (a single-use link whose payment succeeded): its page says so and nothing is created. */
+  /** active: it takes payment. deactivated by you, expired (expires_at passed), or completed (a single-use link whose payment succeeded): its page says so and nothing is created. */
   status: 'active' | 'deactivated' | 'expired' | 'completed';
   /** True while status is active. */
   active: boolean;
@@ -536,7 +539,7 @@ export interface RefundCreateParams {
   /** Minor units; the whole amount not yet refunded when omitted. */
   amount?: number;
   /** requested_by_customer, duplicate, fraudulent, product_not_received or other. */
-  reason: string;
+  reason: 'requested_by_customer' | 'duplicate' | 'fraudulent' | 'product_not_received' | 'other';
   /** Free text for your records, at most 500 characters. */
   note?: string | null;
 }
@@ -567,7 +570,7 @@ export interface PaymentLinkCreateParams {
   amount: number;
   /** ISO 4217, uppercase, e.g. EUR. */
   currency: string;
-  /** Your reference, 1-255 characters; every order the link creates carries it. */
+  /** Your reference, 1-255 characters; every order of the link carries it. */
   reference: string;
   /** single_use: exactly one successful payment, even with customers paying at the same moment. collecting: any number (reusable). */
   type: 'single_use' | 'collecting';
@@ -646,7 +649,7 @@ export interface SubscriptionCreateParams {
     amount: number;
   }[] | null;
   /** day, week, month or year. */
-  interval: string;
+  interval: 'day' | 'week' | 'month' | 'year';
   /** Periods per cycle (3 with month: quarterly); a cycle is at most a year. 1 when omitted. */
   interval_count?: number | null;
   /** When it starts (its trial, if any, begins then); now when omitted. Not in the past. */
@@ -656,7 +659,7 @@ export interface SubscriptionCreateParams {
   /** Stop after this many charged cycles (1 to 1000); until canceled when omitted. */
   cycles?: number | null;
   /** unpaid (the default: charging stops, the subscription stays) or cancel, once a failed cycle’s retries are spent. */
-  after_failed_retries?: string | null;
+  after_failed_retries?: 'unpaid' | 'cancel' | null;
 }
 
 /** The body of updateSubscription. */
@@ -706,7 +709,7 @@ export interface OrderListParams {
   starting_after?: string;
   /** Only orders with exactly this reference. */
   reference?: string;
-  /** Only the orders created by this payment link (plink_…): the orders its customers opened, paid or not. */
+  /** Only the orders created by this payment link (plink_…): the orders its customers started to pay, paid or not. */
   payment_link?: string;
 }
 
