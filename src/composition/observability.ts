@@ -22,11 +22,16 @@ export interface Observability {
 /**
  * The logger and the metrics of a process of one role (`serve`, `worker`):
  * JSON lines at LOG_LEVEL, with the request id while a request is served,
- * and the Prometheus metrics (the outbox's backlog read from this database).
+ * and the Prometheus metrics (the outbox's backlog read from the database, once there is one).
  */
-export function createObservability(config: Pick<Config, 'logLevel' | 'metrics'>, role: string, knex: Knex, destination?: DestinationStream): Observability {
+export function createObservability(config: Pick<Config, 'logLevel' | 'metrics'>, role: string, knex: () => Knex | undefined, destination?: DestinationStream): Observability {
   const logger = createLogger({ level: config.logLevel, requestId: currentRequestId, destination, base: { role } });
-  const metrics = config.metrics.enabled ? createPrometheusMetrics({ role, outboxBacklogAgeSeconds: () => outboxBacklogAgeSeconds(knex) }) : undefined;
+  // The database is opened after the logger (which reports how it was chosen); metrics are read only once it is.
+  const backlog = async () => {
+    const database = knex();
+    return database ? outboxBacklogAgeSeconds(database) : 0;
+  };
+  const metrics = config.metrics.enabled ? createPrometheusMetrics({ role, outboxBacklogAgeSeconds: backlog }) : undefined;
   return { logger, log: pinoLog(logger), metrics };
 }
 

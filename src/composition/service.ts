@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../ports/shared/errors.ts';
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config, ConnectedConfig } from '../config.ts';
 import { readInstallationId } from '../adapters/postgres/postgres-installation.ts';
 import { NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts';
 import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
@@ -18,6 +18,7 @@ import type { DestinationStream } from 'pino';
 import type { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics.ts';
 import { createObservability, serveMetricsPort, type MetricsListener } from './observability.ts';
 import { openDatabase, StartupError } from './startup.ts';
+import { chooseDatabase, connected, describeEvents, type ChosenDatabase } from './dependencies.ts';
 import { startWorkers, type Worker } from './workers.ts';
 import { loadKeyRing } from './vault-keys.ts';
 import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
@@ -62,16 +63,31 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
  *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config, options: ProcessOptions = {}): Promise<RunningService> {
-  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements);
-  const installationId = await readInstallationId(knex);
-  const { logger, log, metrics } = createObservability(config, 'serve', knex, options.logDestination);
-  let events;
+  let knex: Knex | undefined;
+  const { logger, log, metrics } = createObservability(config, 'serve', () => knex, options.logDestination);
+  const database = await chooseDatabase(config, (line) => log.info(line));
   try {
-    events = await linkEvents(config, installationId, 'checkout-relay', NATS_START_WAIT_MS, log);
+    knex = await openDatabase(database.url, config.databasePoolMax, config.databaseNamedStatements);
   } catch (err) {
-    await knex.destroy();
+    await database.release();
     throw err;
   }
+  try {
+    return await serveOn(connected(config, database), database, knex, { logger, log, metrics });
+  } catch (err) {
+    await knex.destroy();
+    await database.release();
+    throw err;
+  }
+}
+
+/** The rest of {@link startService}, on its chosen and migrated database (released by the caller if this throws). */
+async function serveOn(config: ConnectedConfig, database: ChosenDatabase, knex: Knex, { logger, log, metrics }: ReturnType<typeof createObservability>): Promise<RunningService> {
+  log.info(`Postgres: ${database.description}`);
+  log.info(`Events: ${describeEvents(config)}`);
+  const installationId = await readInstallationId(knex);
+  // Seam of issue 20: where NATS_URL is absent, the outbox-backed event adapter takes JetStream's place (see describeEvents).
+  const events = await linkEvents(config, installationId, 'checkout-relay', NATS_START_WAIT_MS, log);
   // Read before anything is served; its warning (a development key generated) is logged once the logger exists.
   const vaultWarnings: string[] = [];
   let keyRing;
@@ -79,7 +95,6 @@ export async function startService(config: Config, options: ProcessOptions = {})
     keyRing = loadKeyRing(config, { warn: (line) => vaultWarnings.push(line) });
   } catch (err) {
     await events.close();
-    await knex.destroy();
     throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
   }
   const core = createCore({
@@ -115,7 +130,6 @@ export async function startService(config: Config, options: ProcessOptions = {})
     });
   } catch (err) {
     await events.close();
-    await knex.destroy();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
   let metricsListener: MetricsListener | undefined;
@@ -124,7 +138,6 @@ export async function startService(config: Config, options: ProcessOptions = {})
   } catch (err) {
     await http.close();
     await events.close();
-    await knex.destroy();
     throw err;
   }
   const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log, metrics });
@@ -146,6 +159,7 @@ export async function startService(config: Config, options: ProcessOptions = {})
       await stopAll(workers);
       await events?.close();
       await knex.destroy();
+      await database.release();
     },
   };
 }
@@ -162,16 +176,33 @@ async function stopAll(workers: readonly Worker[]): Promise<void> {
  * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: ProcessOptions = {}): Promise<{ readonly metricsListener: MetricsListener | undefined; close(): Promise<void> }> {
-  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
-  const installationId = await readInstallationId(knex);
-  const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
-  let events: EventLink | undefined;
+  let knex: Knex | undefined;
+  const observability = createObservability(config, 'worker', () => knex, options.logDestination);
+  const database = await chooseDatabase(config, (line) => observability.log.info(line));
   try {
-    // Nothing to do without NATS for these: wait for it as long as it takes.
-    if (names.some(needsEvents)) events = await linkEvents(config, installationId, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log);
+    knex = await openDatabase(database.url, Math.min(10, config.databasePoolMax), config.databaseNamedStatements);
+  } catch (err) {
+    await database.release();
+    throw err;
+  }
+  try {
+    return await workOn(connected(config, database), database, knex, names, observability);
   } catch (err) {
     await knex.destroy();
+    await database.release();
     throw err;
+  }
+}
+
+/** The rest of {@link startWorkerProcess}, on its chosen and migrated database (released by the caller if this throws). */
+async function workOn(config: ConnectedConfig, database: ChosenDatabase, knex: Knex, names: readonly WorkerName[], { log, metrics }: ReturnType<typeof createObservability>): Promise<{ readonly metricsListener: MetricsListener | undefined; close(): Promise<void> }> {
+  log.info(`Postgres: ${database.description}`);
+  const installationId = await readInstallationId(knex);
+  let events: EventLink | undefined;
+  // Nothing to do without NATS for these: wait for it as long as it takes. (Seam of issue 20, as in serveOn.)
+  if (names.some(needsEvents)) {
+    log.info(`Events: ${describeEvents(config)}`);
+    events = await linkEvents(config, installationId, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log);
   }
   const core = createCore({
     knex,
@@ -188,7 +219,6 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     metricsListener = metrics && (await serveMetricsPort(config.metrics, metrics, log));
   } catch (err) {
     await events?.close();
-    await knex.destroy();
     throw err;
   }
   const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, log, metrics });
@@ -202,6 +232,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
       await stopAll(workers);
       await events?.close();
       await knex.destroy();
+      await database.release();
     },
   };
 }
