@@ -15,10 +15,11 @@
 // is the last guard against two postmasters on one data directory.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -36,11 +37,6 @@ export interface EmbeddedPostgresOptions {
    * created (a system account without login or home) when it does not exist. Unused otherwise.
    */
   readonly systemUser: string;
-  /**
-   * `password` (the default): connections need the password generated at initdb (kept in dir/password).
-   * `trust`: any connection to the loopback port is let in (a throw-away cluster of a test run).
-   */
-  readonly auth?: 'password' | 'trust';
   /** Lines worth telling the operator while it works (initdb on a first start, a user created). */
   readonly onProgress?: (line: string) => void;
 }
@@ -50,7 +46,7 @@ export type EmbeddedPostgresStart = 'initialised' | 'started' | 'joined';
 
 /** A running embedded Postgres this process holds a lease on. */
 export interface EmbeddedPostgres {
-  /** postgres://postgres[:password]@127.0.0.1:port/database */
+  /** postgres://postgres:password@127.0.0.1:port/database (the password generated at initdb, kept in dir/password) */
   url(database: string): string;
   readonly port: number;
   /** The postmaster's pid. */
@@ -119,16 +115,18 @@ export function embeddedPostgresBinaries(): Binaries {
  */
 export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   if (process.platform === 'win32') throw new EmbeddedPostgresError('The embedded Postgres runs on Linux and macOS only; set DATABASE_URL.');
-  const binaries = embeddedPostgresBinaries();
+  let binaries = embeddedPostgresBinaries();
   const dir = path.resolve(options.dir);
   const dataDir = path.join(dir, 'data');
-  const auth = options.auth ?? 'password';
   const progress = options.onProgress ?? (() => undefined);
   await mkdir(path.join(dir, 'users'), { recursive: true, mode: 0o755 });
 
   return withLock(dir, async () => {
     const runAs = await systemUser(options.systemUser, progress);
-    if (runAs) await checkReachable(runAs, [binaries.postgres, dir]);
+    if (runAs) {
+      binaries = await reachableBinaries(binaries, runAs, progress);
+      await checkReachable(runAs, [dir]);
+    }
     let server = await runningServer(dataDir);
     let how: EmbeddedPostgresStart = 'joined';
     const timings: { initdbMs?: number; startMs?: number } = {};
@@ -137,7 +135,7 @@ export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Pro
       if (!(await exists(path.join(dataDir, 'PG_VERSION')))) {
         progress(`Initialising the embedded Postgres ${binaries.version} in ${dataDir} (first start)`);
         const began = performance.now();
-        await initdb(binaries, dir, dataDir, auth, runAs);
+        await initdb(binaries, dir, dataDir, runAs);
         timings.initdbMs = Math.round(performance.now() - began);
         how = 'initialised';
       } else {
@@ -148,11 +146,11 @@ export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Pro
       server = await startServer(binaries, dir, dataDir, runAs);
       timings.startMs = Math.round(performance.now() - began);
     }
-    const password = auth === 'password' ? await readPassword(dir) : undefined;
+    const password = await readPassword(dir);
     const lease = await takeLease(dir);
     const { pid, port } = server;
     return {
-      url: (database: string) => `postgres://postgres${password ? `:${encodeURIComponent(password)}` : ''}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+      url: (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
       port,
       pid,
       dataDir,
@@ -265,36 +263,33 @@ function freePort(): Promise<number> {
 
 // ------------------------------------------------------------------ initdb
 
-async function initdb(binaries: Binaries, dir: string, dataDir: string, auth: 'password' | 'trust', runAs: RunAs | undefined): Promise<void> {
+async function initdb(binaries: Binaries, dir: string, dataDir: string, runAs: RunAs | undefined): Promise<void> {
   const staging = path.join(dir, `data.initdb-${process.pid}`);
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { mode: 0o700 });
   if (runAs) await chown(staging, runAs.uid, runAs.gid);
-  const args = ['-D', staging, '-U', 'postgres', '-E', 'UTF8', '--locale=C', '-A', auth === 'password' ? 'scram-sha-256' : 'trust'];
-  let pwfile: string | undefined;
-  if (auth === 'password') {
-    let password = await readPassword(dir).catch(() => undefined);
-    if (!password) {
-      password = randomBytes(24).toString('base64url');
-      await writeFile(path.join(dir, 'password'), `${password}\n`, { mode: 0o600 });
-    }
-    // initdb reads it as the server's user, beside the directory it fills (which must be empty); gone with initdb.
-    pwfile = `${staging}.pwfile`;
-    await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
-    if (runAs) await chown(pwfile, runAs.uid, runAs.gid);
-    args.push(`--pwfile=${pwfile}`);
+  // Password authentication even on loopback: a superuser without one is code execution for every local user (COPY … TO PROGRAM).
+  let password = await readPassword(dir).catch(() => undefined);
+  if (!password) {
+    password = randomBytes(24).toString('base64url');
+    await writeFile(path.join(dir, 'password'), `${password}\n`, { mode: 0o600 });
   }
+  // initdb reads it as the server's user, beside the directory it fills (which must be empty); gone with initdb.
+  const pwfile = `${staging}.pwfile`;
+  await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+  if (runAs) await chown(pwfile, runAs.uid, runAs.gid);
+  const args = ['-D', staging, '-U', 'postgres', '-E', 'UTF8', '--locale=C', '-A', 'scram-sha-256', `--pwfile=${pwfile}`];
   try {
     const result = await run(binaries.initdb, args, runAs);
     if (result.code !== 0) throw new EmbeddedPostgresError(`initdb failed in ${staging}: ${result.output.trim().split('\n').slice(-8).join('\n')}`);
   } finally {
-    if (pwfile) await rm(pwfile, { force: true });
+    await rm(pwfile, { force: true });
   }
   // Loopback only, no unix socket (whose default directory may not exist or be shared), room for the test suites' pools.
   await writeFile(
     path.join(staging, 'postgresql.conf'),
     `\n# Set by checkout's embedded Postgres (src/adapters/postgres/embedded-postgres.ts); the port is given at each start.\n` +
-      `listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\ntimezone = 'UTC'\nlog_timezone = 'UTC'\n`,
+      `listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 300\ntimezone = 'UTC'\nlog_timezone = 'UTC'\n`,
     { flag: 'a' },
   );
   await rename(staging, dataDir);
@@ -426,7 +421,30 @@ async function idsOf(name: string): Promise<RunAs | undefined> {
   return { name, uid: Number(uid.output.trim()), gid: Number(gid.output.trim()) };
 }
 
-/** As root: the server's user must reach the binaries and the cluster's directory; names the directory in the way. */
+/**
+ * As root: binaries the server's user can run. Where it cannot reach them in node_modules (a checkout under
+ * /root, mode 0700), a copy of the package's native/ tree in the temporary directory, made once per version.
+ */
+async function reachableBinaries(binaries: Binaries, runAs: RunAs, progress: (line: string) => void): Promise<Binaries> {
+  if ((await run(binaries.postgres, ['--version'], runAs)).code === 0) return binaries;
+  const native = path.dirname(path.dirname(binaries.postgres));
+  const copy = path.join(tmpdir(), `checkout-embedded-postgres-${binaries.version}-${process.platform}-${process.arch}`);
+  const moved = (file: string) => path.join(copy, path.relative(native, file));
+  const inCopy: Binaries = { initdb: moved(binaries.initdb), pgCtl: moved(binaries.pgCtl), postgres: moved(binaries.postgres), version: binaries.version };
+  if ((await run(inCopy.postgres, ['--version'], runAs)).code !== 0) {
+    progress(`${runAs.name} cannot reach ${native}: copying the Postgres binaries to ${copy}`);
+    const staging = `${copy}.tmp-${process.pid}`;
+    await rm(staging, { recursive: true, force: true });
+    await cp(native, staging, { recursive: true, verbatimSymlinks: true });
+    await chmod(staging, 0o755);
+    await rm(copy, { recursive: true, force: true });
+    await rename(staging, copy);
+  }
+  await checkReachable(runAs, [inCopy.postgres]);
+  return inCopy;
+}
+
+/** As root: the server's user must reach these paths; names the directory in the way. */
 async function checkReachable(runAs: RunAs, paths: readonly string[]): Promise<void> {
   for (const target of paths) {
     const result = await run('/bin/sh', ['-c', 'test -x "$1"', 'sh', target], runAs);
@@ -439,7 +457,7 @@ async function checkReachable(runAs: RunAs, paths: readonly string[]): Promise<v
     throw new EmbeddedPostgresError(
       `Postgres runs as the system user ${runAs.name} when started by root, and that user cannot reach ${target}` +
         (blocking !== target ? ` (${blocking} is not searchable by other users)` : '') +
-        `. Run as an ordinary user, keep the repository where other users may read it (chmod o+x ${blocking}), or set DATABASE_URL.`,
+        `. Run as an ordinary user, make it reachable (chmod o+x ${blocking}), point EMBEDDED_POSTGRES_DIR elsewhere, or set DATABASE_URL.`,
     );
   }
 }
