@@ -8,5 +8,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Once per run: the Postgres the tests use (TEST_POSTGRES_URL, the machine's, or an embedded one) and whether NATS answers.
+    globalSetup: ['test/support/global-setup.ts'],
+    // The default output, then one line: passed, failed, skipped, and each suite skipped for a missing requirement, with why.
+    reporters: ['default', './test/support/skip-summary-reporter.ts'],
   },
 });

@@ -5,6 +5,7 @@ import { EventService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { verifyWebhook } from '../sdk/index.ts';
 import { signatureHeader } from '../src/application/webhook/signature.ts';
 import { createOrder, payOrder, startHarness, type Harness } from './support/webhooks.ts';
+import { requires } from './support/requirements.ts';
 
 // The real EventService.ListenEvents behind `checkout listen`: the live tail over NATS.
 let h: Harness;
@@ -18,7 +19,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('EventService.ListenEvents', () => {
+describe('EventService.ListenEvents', requires('nats'), () => {
   it('streams the sandbox secret first, then each of the sandbox\'s events as webhook bodies, and nothing of others', async () => {
     const other = await h.merchant('Another shop');
     const abort = new AbortController();

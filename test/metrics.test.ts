@@ -17,6 +17,7 @@ import { api, createEndpoint, createOrder, payOrder, Receiver, serviceEnv, start
 import { createTestDatabase } from './support/database.ts';
 import { uniqueStream } from './support/nats-server.ts';
 import { waitFor } from './support/wait.ts';
+import { requires } from './support/requirements.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -80,7 +81,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('GET /metrics', () => {
+describe('GET /metrics', requires('nats'), () => {
   test('counts requests, payments, refusals, the outbox and webhooks with bounded labels', async () => {
     const ok = await Receiver.start(() => ({ status: 200 }));
     const failing = await Receiver.start(() => ({ status: 503 }));
@@ -203,7 +204,7 @@ describe('GET /metrics', () => {
   });
 });
 
-describe('a worker process', () => {
+describe('a worker process', requires('nats'), () => {
   test('serves its metrics on METRICS_PORT, on loopback', async () => {
     const db = await createTestDatabase({ migrate: false });
     const config = loadConfig(serviceEnv(db, uniqueStream(), 'nats://127.0.0.1:4222', { METRICS_PORT: '0', LOG_LEVEL: 'silent' }));
@@ -222,7 +223,7 @@ describe('a worker process', () => {
   }, 60_000);
 });
 
-describe('logs', () => {
+describe('logs', requires('nats'), () => {
   test('every line is JSON; a request\'s lines carry its request id, the relay\'s and the dispatcher\'s the event id', async () => {
     // Its own merchant, endpoints and order: one webhook delivered, one refused.
     const merchant = await h.merchant('Logged shop');

@@ -13,6 +13,7 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { freePort } from './support/nats-server.ts';
 import { startHarness, type Harness } from './support/webhooks.ts';
+import { requires } from './support/requirements.ts';
 
 const SHOP = 'Link Tea Shop';
 const WAIT_MS = 15_000;
@@ -105,7 +106,7 @@ interface RestOrder {
   attempts: unknown[];
 }
 
-describe('a single-use payment link in two browsers', () => {
+describe('a single-use payment link in two browsers', requires('chromium', 'nats'), () => {
   test('both customers click Pay at the same moment: exactly one pays, the other is told the link was just used and is not charged', async () => {
     const created = await api<{ id: string; url: string }>('POST', '/v1/links', { amount: 2500, currency: 'EUR', reference: 'LINK-RACE', type: 'single_use', return_url: 'http://127.0.0.1:9/thanks' });
     expect(created.status).toBe(201);

@@ -44,6 +44,7 @@ import {
 } from '../sdk/index.ts';
 import { CuttingProxy } from './support/cutting-proxy.ts';
 import { api, payOrder, startHarness, type Harness } from './support/webhooks.ts';
+import { requires } from './support/requirements.ts';
 
 let h: Harness;
 let key: string;
@@ -83,7 +84,7 @@ async function ordersWithReference(reference: string): Promise<Order[]> {
   return res.json.data;
 }
 
-describe('the server SDK against the service', () => {
+describe('the server SDK against the service', requires('nats'), () => {
   it('creates, retrieves and lists orders, paging past the first page with for await', async () => {
     const { checkout, sent } = client();
     const reference = unique('sdk-list');
@@ -403,7 +404,7 @@ function presenceOf(schema: SchemaJson): Record<string, 'required' | 'optional'>
 }
 const sorted = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).toSorted(([a], [b]) => a.localeCompare(b)));
 
-describe('the server SDK\'s types and GET /v1/openapi.json', () => {
+describe('the server SDK\'s types and GET /v1/openapi.json', requires('nats'), () => {
   it('name the same fields, required alike, for every object, body and list query the SDK uses', async () => {
     const res = await fetch(`${h.base}/v1/openapi.json`);
     expect(res.status).toBe(200);

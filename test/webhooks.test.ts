@@ -27,6 +27,7 @@ import {
   type ReceivedRequest,
 } from './support/webhooks.ts';
 import { sleep, waitFor } from './support/wait.ts';
+import { requires } from './support/requirements.ts';
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -155,7 +156,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------
 
-describe('delivery (service in process, real Postgres and JetStream, real HTTP receivers)', () => {
+describe('delivery (service in process, real Postgres and JetStream, real HTTP receivers)', requires('nats'), () => {
   test('a paid order is delivered once, signed, with the documented envelope; order.created is not sent to an order.paid endpoint; the attempt is logged', async () => {
     const shop = await h.merchant();
     const r = await receiver();
@@ -336,7 +337,7 @@ describe('delivery (service in process, real Postgres and JetStream, real HTTP r
   });
 });
 
-describe('secrets', () => {
+describe('secrets', requires('nats'), () => {
   test('rotate_secret: the next delivery carries a v1 part per secret and verifies with the new and with the old one; after the overlap only the new one signs', async () => {
     const shop = await h.merchant();
     const r = await receiver();
@@ -390,7 +391,7 @@ describe('secrets', () => {
   });
 });
 
-describe('isolation', () => {
+describe('isolation', requires('nats'), () => {
   // A service of its own whose sender waits the longest allowed time (60 s) for an answer: a hanging endpoint then
   // holds every request it gets for longer than this test runs, and the only way B's deliveries can go out is that
   // the dispatcher keeps slots free of A. Stuck behind A (a shared queue, no per-endpoint cap), B would wait for
@@ -482,7 +483,7 @@ describe('isolation', () => {
   );
 });
 
-describe('isolation between merchants', () => {
+describe('isolation between merchants', requires('nats'), () => {
   // A dispatcher with 16 slots, 8 per endpoint and 8 per merchant, whose sender waits a minute for an answer:
   // merchant A's two hanging endpoints could hold all 16 slots, and B's deliveries could then only go out once
   // A's requests time out, a minute each. With the per-merchant cap, A holds 8 and B's go out meanwhile.
@@ -519,7 +520,7 @@ describe('isolation between merchants', () => {
   }, 120_000);
 });
 
-describe('events about a subject other than an order', () => {
+describe('events about a subject other than an order', requires('nats'), () => {
   test('a payout event (no order, no reference) goes through the outbox, JetStream and a signed webhook, and the event log shows its subject', async () => {
     const shop = await h.merchant();
     const r = await receiver();
@@ -545,7 +546,7 @@ describe('events about a subject other than an order', () => {
   });
 });
 
-describe('the delivery queue on Postgres', () => {
+describe('the delivery queue on Postgres', requires('nats'), () => {
   test('enqueues made in one turn share one statement, and each caller gets its own event\'s answer: known or not, how many endpoints, a duplicate queued once', async () => {
     const shop = await h.merchant();
     const all = await createEndpoint(h.base, shop.test_secret_key, (await receiver()).url(), ['*']);
@@ -588,7 +589,7 @@ describe('the delivery queue on Postgres', () => {
   });
 });
 
-describe('the delivery queue on Postgres, a bad copy in the batch', () => {
+describe('the delivery queue on Postgres, a bad copy in the batch', requires('nats'), () => {
   test('an event Postgres cannot take, or a forged copy of a real one, fails or is refused alone: the real events of the batch are queued', async () => {
     const shop = await h.merchant();
     const endpoint = await createEndpoint(h.base, shop.test_secret_key, (await receiver()).url(), ['*']);
@@ -619,7 +620,7 @@ describe('the delivery queue on Postgres, a bad copy in the batch', () => {
   });
 });
 
-describe('event log API', () => {
+describe('event log API', requires('nats'), () => {
   test('GET /v1/events filters by type, order_id and reference, newest first, with cursor pagination; other merchants and modes get 404', async () => {
     const shop = await h.merchant();
     const r = await receiver();
@@ -754,7 +755,7 @@ describe('event log API', () => {
   });
 });
 
-describe('endpoint management', () => {
+describe('endpoint management', requires('nats'), () => {
   test('CRUD: the default endpoint waits for a URL; PATCH url, enabled_events and disabled take effect on deliveries; DELETE stops them', async () => {
     const shop = await h.merchant();
     const key = shop.test_secret_key;
@@ -932,7 +933,7 @@ describe('endpoint management', () => {
   });
 });
 
-describe('failures of the machinery', () => {
+describe('failures of the machinery', requires('nats'), () => {
   /** `checkout dispatch` as a child process, killed at the end of the test. */
   async function startDispatcher(env: Record<string, string>): Promise<ChildProcess> {
     const child = await spawnDispatcher(env);
@@ -1024,7 +1025,7 @@ describe('failures of the machinery', () => {
     );
   }, 150_000);
 
-  test('NATS restarted while orders keep coming: every event reaches the receiver', async () => {
+  test('NATS restarted while orders keep coming: every event reaches the receiver', { ...requires('nats-server'), timeout: 180_000 }, async () => {
     const nats = await startOwnNatsServer();
     cleanups.push(() => nats.destroy());
     const own = await startHarness({ natsUrl: nats.url });
@@ -1081,5 +1082,5 @@ describe('failures of the machinery', () => {
     expect(missing).toEqual([]);
     expect(new Set(await merchantEvents())).toEqual(new Set(all));
     console.info(`[nats restart] ${all.length} events (${downEvents.length} of them from the 20 orders made while NATS was down), ${r.requests.length} requests`);
-  }, 180_000);
+  });
 });
