@@ -171,7 +171,13 @@ async function runningServer(dataDir: string): Promise<{ pid: number; port: numb
   for (;;) {
     const file = await readPostmasterPid(dataDir);
     if (!file) return undefined;
-    if (!alive(file.pid)) return undefined; // stale: Postgres itself replaces a pid file whose process is gone
+    if (!alive(file.pid)) {
+      // Gone, or a zombie nobody reaped yet (where PID 1 is slow to reap or never does): Postgres takes a zombie for a live
+      // postmaster and refuses to start. Removing the file is safe: Postgres's shared-memory interlock (keyed by the data
+      // directory) still refuses a start while any process of the old postmaster is attached.
+      await unlink(path.join(dataDir, 'postmaster.pid')).catch(() => undefined);
+      return undefined;
+    }
     const comm = await readFile(`/proc/${file.pid}/comm`, 'utf8').catch(() => undefined);
     if (comm !== undefined && comm.trim() !== 'postgres') {
       // The pid was reused (after a reboot or in a container) by a process that is no Postgres: Postgres would refuse
