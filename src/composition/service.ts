@@ -59,8 +59,9 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
 /**
  * Starts the service in this process: the API and the checkout on its port,
  * and the workers `serve` runs (all of them by default).
- * @throws StartupError when Postgres cannot be reached, the port is taken, or
- *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
+ * Without DATABASE_URL it starts or joins the embedded Postgres first, and releases it on close().
+ * @throws StartupError when Postgres cannot be reached (or, without DATABASE_URL, the embedded one cannot be started),
+ *   the port is taken, or the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config, options: ProcessOptions = {}): Promise<RunningService> {
   let knex: Knex | undefined;
@@ -173,7 +174,8 @@ async function stopAll(workers: readonly Worker[]): Promise<void> {
  * `checkout dispatch`): no API, no port. Waits for NATS as long as it takes
  * when a worker needs it, since it has nothing to do without it; resolves
  * once every worker is at work.
- * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
+ * Without DATABASE_URL it joins (or starts) the embedded Postgres, and releases it on close().
+ * @throws StartupError when Postgres cannot be reached (or the embedded one started) or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: ProcessOptions = {}): Promise<{ readonly metricsListener: MetricsListener | undefined; close(): Promise<void> }> {
   let knex: Knex | undefined;
