@@ -10,6 +10,7 @@ import { StartCancelledError } from '../src/composition/events.ts';
 import type { StopOutcome } from '../src/composition/shutdown.ts';
 import { whenNpxExits } from '../sdk/cli/npx-parent.ts';
 import { migrateDatabase, openDatabase, redactUrl, revertLastMigration, StartupError } from '../src/composition/startup.ts';
+import { chooseDatabase, type ChosenDatabase } from '../src/composition/dependencies.ts';
 import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { parseWorkerNames, WORKER_NAMES, WORKER_ROLES, type WorkerName } from '../src/composition/worker-names.ts';
 
@@ -37,19 +38,46 @@ ${WORKER_NAMES.map((name) => `                                                  
   checkout listen --forward-to URL [--api-key sk_test_…] [--api-base URL]
                                                    forward your test events to a local URL, signed
 
-Configuration comes from the environment: DATABASE_URL, NATS_URL, PORT, PUBLIC_URL, CHECKOUT_URL (see README.md).`;
+Configuration comes from the environment: DATABASE_URL (unset: the embedded Postgres in .checkout/postgres),
+NATS_URL, PORT, PUBLIC_URL, CHECKOUT_URL (see README.md).`;
+
+/**
+ * Runs work on the configured Postgres: DATABASE_URL's, or without it the embedded one, joined when `checkout serve`
+ * (or another command) runs it, else started for this command and stopped after it, also on SIGINT and SIGTERM.
+ * Which embedded server it used goes to standard error: standard output is the command's answer.
+ */
+async function withDatabase<T>(work: (database: ChosenDatabase) => Promise<T>): Promise<T> {
+  const database = await chooseDatabase(loadConfig(), (line) => process.stderr.write(`checkout: ${line}\n`));
+  const interrupted = (signal: NodeJS.Signals) => {
+    void database.release().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  if (database.embedded) {
+    process.stderr.write(`checkout: Postgres: ${database.description}\n`);
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
+  }
+  try {
+    return await work(database);
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await database.release();
+  }
+}
 
 /** Runs an operator command against the core over the configured database, migrated first. */
-async function withCore<T>(work: (core: Core, databaseUrl: string) => Promise<T>): Promise<T> {
+async function withCore<T>(work: (core: Core, database: ChosenDatabase) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const { databaseUrl, publicUrl, checkoutUrl } = config;
+  const { publicUrl, checkoutUrl } = config;
   const keyRing = loadKeyRing(config, { warn: (line) => process.stderr.write(`checkout: ${line}\n`) });
-  const knex = await openDatabase(databaseUrl, 2, true, keyRing);
-  try {
-    return await work(createCore({ knex, keyRing, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), databaseUrl);
-  } finally {
-    await knex.destroy();
-  }
+  return withDatabase(async (database) => {
+    const knex = await openDatabase(database.url, 2, true, keyRing);
+    try {
+      return await work(createCore({ knex, keyRing, apiBaseUrl: publicUrl, checkoutHost: checkoutUrl, onInternalError: () => undefined }), database);
+    } finally {
+      await knex.destroy();
+    }
+  });
 }
 
 /** A started long-running command (serve, worker, dispatch). */
@@ -157,14 +185,13 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'migrate': {
       const { values } = parseArgs({ args: argv.slice(1), options: { down: { type: 'boolean', default: false } } });
-      const settings = config();
-      const keyRing = loadKeyRing(settings, { warn: (line) => process.stderr.write(`checkout: ${line}\n`) });
+      const keyRing = loadKeyRing(config(), { warn: (line) => process.stderr.write(`checkout: ${line}\n`) });
       if (values.down) {
-        const reverted = await revertLastMigration(settings.databaseUrl, keyRing);
+        const reverted = await withDatabase((database) => revertLastMigration(database.url, keyRing));
         process.stdout.write(reverted.length ? `Reverted: ${reverted.join(', ')}\n` : 'No migration to revert.\n');
         return 0;
       }
-      const applied = await migrateDatabase(settings.databaseUrl, keyRing);
+      const applied = await withDatabase((database) => migrateDatabase(database.url, keyRing));
       process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
       return 0;
     }
@@ -210,10 +237,10 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('keys create needs --mode test or --mode live\n');
         return 2;
       }
-      return withCore(async (core, databaseUrl) => {
+      return withCore(async (core, database) => {
         const issued = await core.issueApiKeys({ merchantId: values.merchant!, livemode: values.mode === 'live' });
         if (!issued) {
-          process.stderr.write(`checkout: no merchant ${values.merchant} in the database at ${redactUrl(databaseUrl)}.\n`);
+          process.stderr.write(`checkout: no merchant ${values.merchant} in the database at ${database.description}.\n`);
           return 1;
         }
         process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
@@ -258,7 +285,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`checkout: ${(err as Error).message}\n\n${USAGE}\n`);
       process.exit(2);
     } else if ((err as { code?: string }).code === 'ECONNREFUSED' || (err as Error).name === 'KnexTimeoutError') {
-      process.stderr.write(`checkout: cannot reach Postgres at ${redactUrl(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/checkout')}. Start it or set DATABASE_URL.\n`);
+      const url = process.env.DATABASE_URL?.trim();
+      process.stderr.write(url ? `checkout: cannot reach Postgres at ${redactUrl(url)}. Start it or set DATABASE_URL.\n` : 'checkout: cannot reach the embedded Postgres (DATABASE_URL is not set); see .checkout/postgres/postgres.log.\n');
     } else {
       process.stderr.write(`checkout: ${(err as Error).stack ?? String(err)}\n`);
     }

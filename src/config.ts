@@ -1,9 +1,15 @@
+import path from 'node:path';
 import { parseWorkerNames, type WorkerName } from './composition/worker-names.ts';
 import { parseKeyList, type KeyEncryptionKey } from './adapters/crypto/aes-gcm-key-ring.ts';
 /** Settings of the service, read from the environment with local defaults. */
 export interface Config {
-  /** Postgres connection string. */
-  readonly databaseUrl: string;
+  /**
+   * DATABASE_URL: the Postgres connection string; undefined when unset, and the process then uses the embedded
+   * Postgres in {@link Config.embeddedPostgres} (src/composition/dependencies.ts, docs/embedded-postgres.md).
+   */
+  readonly databaseUrl: string | undefined;
+  /** The embedded Postgres used without DATABASE_URL. */
+  readonly embeddedPostgres: EmbeddedPostgresConfig;
   /** Most Postgres connections the API keeps open (the webhook dispatcher has up to 10 more of its own). */
   readonly databasePoolMax: number;
   /**
@@ -93,6 +99,17 @@ export interface Config {
   readonly shutdownGraceMs: number;
 }
 
+/** A Config whose Postgres has been chosen: DATABASE_URL's, or the embedded one's URL (src/composition/dependencies.ts). */
+export type ConnectedConfig = Config & { readonly databaseUrl: string };
+
+/** Where the embedded Postgres keeps its cluster, and whom it runs as under root. */
+export interface EmbeddedPostgresConfig {
+  /** EMBEDDED_POSTGRES_DIR: its directory (data, password, log, lock), absolute; `.checkout/postgres` by default. */
+  readonly dir: string;
+  /** EMBEDDED_POSTGRES_USER: the system user it runs as when started by root (Postgres refuses root); created if missing. */
+  readonly systemUser: string;
+}
+
 /** Where and to whom the Prometheus metrics are served. */
 export interface MetricsConfig {
   /** METRICS: whether metrics are kept and served at all (on by default). */
@@ -143,7 +160,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
   const config: Config = {
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/checkout', ['postgres:', 'postgresql:']),
+    databaseUrl: env.DATABASE_URL?.trim() ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']) : undefined,
+    embeddedPostgres: {
+      dir: path.resolve(env.EMBEDDED_POSTGRES_DIR?.trim() || '.checkout/postgres'),
+      systemUser: name(env, 'EMBEDDED_POSTGRES_USER', 'checkout-pg', /^[a-z_][a-z0-9_-]{0,31}$/),
+    },
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 20, 2, 500),
     databaseNamedStatements: bool(env, 'DATABASE_NAMED_STATEMENTS', true),
     natsUrl: natsUrl(env),

@@ -19,6 +19,7 @@ import { axeViolations, launchBrowser } from './support/browser.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { MACHINE_NATS_URL, uniqueStream, freePort } from './support/nats-server.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { requires } from './support/requirements.ts';
 
 const SHOP = 'E2E Tea Shop';
 const WAIT_MS = 10_000;
@@ -270,7 +271,7 @@ async function textOf(locator: Locator): Promise<string> {
 
 // ---------------------------------------------------------------------------
 
-describe('hosted checkout in a real browser', () => {
+describe('hosted checkout in a real browser', requires('chromium', 'nats'), () => {
   test('approved card: receipt, REST paid, order.paid on JetStream, and back to the shop with order_id and reference', async () => {
     const order = await createOrder();
     const card = testCard('approved');

@@ -14,6 +14,7 @@ import { axeViolations, launchBrowser } from './support/browser.ts';
 import { freePort } from './support/nats-server.ts';
 import { startHarness, type Harness } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { requires } from './support/requirements.ts';
 
 const WAIT_MS = 10_000;
 const twoYearsAhead = String((new Date().getUTCFullYear() + 2) % 100).padStart(2, '0');
@@ -104,7 +105,7 @@ async function typeCard(page: Page, number: string): Promise<void> {
 
 const paid = (page: Page) => page.getByRole('heading', { level: 1, name: 'Payment successful' }).waitFor();
 
-describe('saved cards on the hosted checkout', () => {
+describe('saved cards on the hosted checkout', requires('chromium', 'nats'), () => {
   test('"save this card", then one-click payment with it on the next order', async () => {
     const customer = await api<{ id: string }>('POST', '/v1/customers', { email: 'ada@example.com', name: 'Ada' });
     const first = await api<RestOrder>('POST', '/v1/orders', orderBody({ reference: 'SAVE-1', customer: customer.id }));

@@ -14,6 +14,7 @@ import type { IssuedApiKeys } from '../src/application/merchant/issue-api-keys.t
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { MACHINE_NATS_URL, freePort } from './support/nats-server.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { requires } from './support/requirements.ts';
 import { waitFor } from './support/wait.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -268,7 +269,9 @@ describe('checkout sandbox create', () => {
   });
 });
 
-describe('checkout serve', () => {
+// These stop the service with SIGTERM, which does not end it while NATS is unreachable (issue 19, finding 8): until it
+// does, they need the NATS at TEST_NATS_URL.
+describe('checkout serve', requires('nats'), () => {
   let port: number;
   let first: TestSandboxCredentials;
 
@@ -486,7 +489,7 @@ describe('npm wiring', () => {
     expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 
-  it('`npm start` stops cleanly on a SIGTERM sent to the npm process: the service exits with 0 and frees its port', async () => {
+  it('`npm start` stops cleanly on a SIGTERM sent to the npm process: the service exits with 0 and frees its port', { ...requires('nats'), timeout: 120_000 }, async () => {
     const port = await freePort();
     const env = cliEnv({
       DATABASE_URL: `${TEST_POSTGRES_URL}/${npmStartDbName}`,
@@ -510,7 +513,7 @@ describe('npm wiring', () => {
       // Should the signal not have reached it, the service must not outlive the test.
       if (alive(serving.pid)) process.kill(serving.pid, 'SIGKILL');
     }
-  }, 120_000);
+  });
 
   it('`npx checkout` in the repository runs the root package\'s own bin (sandbox create works)', async () => {
     const env = cliEnv({ npm_config_offline: 'true', npm_config_yes: 'true' });

@@ -13,6 +13,7 @@ import { axeViolations, launchBrowser } from './support/browser.ts';
 import { freePort } from './support/nats-server.ts';
 import { api, startHarness, type Harness } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
+import { requires } from './support/requirements.ts';
 
 const WAIT_MS = 20_000;
 const MERCHANT_HOST = '127.0.0.2';
@@ -144,7 +145,7 @@ async function assertNumberNeverReachedThePage(page: Page, number: string): Prom
   for (let i = 0; i + 8 <= number.length; i += 4) expect(seen).not.toContain(number.slice(i, i + 8));
 }
 
-describe('the embedded card fields on a merchant page of another origin', () => {
+describe('the embedded card fields on a merchant page of another origin', requires('chromium', 'nats'), () => {
   it('pay with the approved card, and the page can read neither the frames nor the digits', async () => {
     const s = await shopper('fields-approved');
     const number = testCard('approved');

@@ -21,6 +21,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { startOwnNatsServer, type OwnNatsServer } from './support/nats-server.ts';
 import { createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, startHarness } from './support/webhooks.ts';
 import { sleep, waitFor } from './support/wait.ts';
+import { requires } from './support/requirements.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -91,7 +92,7 @@ async function cliServe(env: Record<string, string>): Promise<{ code: number | n
   return { code, stderr };
 }
 
-describe('two installations on one NATS server', () => {
+describe('two installations on one NATS server', requires('nats-server'), () => {
   test('the second with the default stream refuses to start and says what to set; with names of its own both deliver exactly their own webhooks', async () => {
     const dbA = await database();
     const dbB = await database();

@@ -22,6 +22,7 @@ import { createSandboxWithCli, runCheckout, socketOwner, spawnServe, spawnWorker
 import { api, createEndpoint, pool, Receiver, serviceEnv } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { sleep, waitFor } from './support/wait.ts';
+import { requires } from './support/requirements.ts';
 
 let db: TestDatabase;
 let nats: OwnNatsServer;
@@ -52,7 +53,7 @@ interface Connz {
   connections: { name?: string; in_msgs: number; out_msgs: number }[];
 }
 
-describe('two of every role, each in a process of its own, on one database and one NATS', () => {
+describe('two of every role, each in a process of its own, on one database and one NATS', requires('nats-server'), () => {
   test('orders through both APIs are created, paid, expired, settled, paid out and billed once each; every event is in JetStream once and delivered', async () => {
     const env = serviceEnv(db, stream, nats.url, {
       // Six processes with pools of their own: keep them small beside the other test files.

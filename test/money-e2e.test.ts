@@ -15,6 +15,7 @@ import { freePort } from './support/nats-server.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
 import { api, createEndpoint, Receiver, startHarness, type Harness } from './support/webhooks.ts';
+import { requires } from './support/requirements.ts';
 
 const REFERENCE = 'ORDER-2026-0042,"tea"';
 const WAIT_MS = 20_000;
@@ -38,7 +39,7 @@ afterAll(async () => {
   if (broken) throw new Error(`ledger invariant broken: ${broken.invariant}: ${broken.detail}`);
 });
 
-describe('one reference from the checkout to the payout', () => {
+describe('one reference from the checkout to the payout', requires('chromium', 'nats'), () => {
   test('checkout, order.paid, a partial refund, a dispute, the payout, payout.settled and the CSV line all carry it', async () => {
     const key = h.sandbox.test_secret_key;
     const endpoint = await createEndpoint(h.base, key, receiver.url(), ['*']);

@@ -11,6 +11,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { readStream, startOwnNatsCluster, type OwnNatsCluster } from './support/nats-server.ts';
 import { createEndpoint, createOrder, payOrder, pool, Receiver, startHarness, type Harness } from './support/webhooks.ts';
 import { sleep, waitFor } from './support/wait.ts';
+import { requires } from './support/requirements.ts';
 
 let cluster: OwnNatsCluster;
 let h: Harness;
@@ -35,7 +36,7 @@ async function survivors(): Promise<{ nc: NatsConnection; jsm: JetStreamManager 
   return { nc, jsm };
 }
 
-describe('a three-node JetStream cluster', () => {
+describe('a three-node JetStream cluster', requires('nats-server'), () => {
   test('the stream has three replicas; its leader killed under load: every committed event is in JetStream once and delivered', async () => {
     const { nc, jsm } = await survivors();
     // JetStream API requests may time out on a busy machine while the cluster settles: asked again until answered.

@@ -22,6 +22,7 @@ import { MACHINE_NATS_URL, startOwnNatsServer, uniqueStream } from './support/na
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
+import { requires } from './support/requirements.ts';
 
 const RELAY_THEN_DIE = fileURLToPath(new URL('./fixtures/relay-then-die.ts', import.meta.url));
 
@@ -198,7 +199,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------
 
-describe('outbox relay (real Postgres, real JetStream)', () => {
+describe('outbox relay (real Postgres, real JetStream)', requires('nats'), () => {
   test('an order created through the API writes its order.created event in the same transaction; the relay publishes it with Nats-Msg-Id = event id and marks it', async () => {
     const { service, secretKey } = await newService();
     const stream = await newStream();
@@ -305,7 +306,7 @@ describe('outbox relay (real Postgres, real JetStream)', () => {
     expect(new Set(entries.map((e) => e.body.id))).toEqual(new Set(events.map((e) => e.id)));
   });
 
-  test('orders are accepted while NATS is down; the backlog drains once NATS is back', async () => {
+  test('orders are accepted while NATS is down; the backlog drains once NATS is back', requires('nats-server'), async () => {
     const { service, secretKey } = await newService();
     const own = await startOwnNatsServer();
     cleanups.push(() => own.destroy());

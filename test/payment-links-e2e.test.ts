@@ -15,6 +15,7 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { freePort } from './support/nats-server.ts';
 import { startHarness, type Harness } from './support/webhooks.ts';
+import { requires } from './support/requirements.ts';
 
 const SHOP = 'Link Tea Shop';
 const WAIT_MS = 15_000;
@@ -107,7 +108,7 @@ interface RestOrder {
   attempts: unknown[];
 }
 
-describe('payment links in the browser', () => {
+describe('payment links in the browser', requires('chromium'), () => {
   test('both customers click Pay at the same moment: exactly one pays, the other is told the link was just used and is not charged', async () => {
     const created = await api<{ id: string; url: string }>('POST', '/v1/links', { amount: 2500, currency: 'EUR', reference: 'LINK-RACE', type: 'single_use', return_url: 'http://127.0.0.1:9/thanks' });
     expect(created.status).toBe(201);

@@ -6,7 +6,7 @@
  * refund, and their webhooks, with the pool multiplexing many client connections over few server
  * ones. PgBouncer before 1.21 cannot carry named prepared statements in transaction mode (shown
  * below), so the service runs with DATABASE_NAMED_STATEMENTS=false and the hot path sends unnamed
- * extended-protocol statements (docs/deploy.md). Skipped, with a message, when pgbouncer is absent.
+ * extended-protocol statements (docs/deploy.md). Skipped, with the reason, when pgbouncer is absent.
  */
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -19,18 +19,19 @@ import { startService, type RunningService } from '../src/composition/service.ts
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { deleteStream, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
-import { PGBOUNCER_BIN, pgbouncerVersion, startPgBouncer, type OwnPgBouncer } from './support/pgbouncer.ts';
+import { pgbouncerVersion, startPgBouncer, type OwnPgBouncer } from './support/pgbouncer.ts';
+import { requires } from './support/requirements.ts';
 import { api, createEndpoint, pool, Receiver, serviceEnv } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
 import { pageTokenAt } from './support/payments.ts';
 
 const version = pgbouncerVersion();
-if (!version) console.warn(`test/pgbouncer.test.ts skipped: no pgbouncer binary at ${PGBOUNCER_BIN} (apt-get install pgbouncer, or set PGBOUNCER_BIN); .ci/run installs it.`);
 /** 1.21 added max_prepared_statements: named prepared statements in transaction mode. */
 const carriesNamedStatements = version !== undefined && (version[0] > 1 || version[1] >= 21);
 
-describe.skipIf(!version)('PgBouncer in transaction mode', () => {
+// Skipped, with the reason in the run's last line, without pgbouncer (apt-get install pgbouncer, or set PGBOUNCER_BIN; .ci/run installs it).
+describe('PgBouncer in transaction mode', requires('pgbouncer', 'nats'), () => {
   let db: TestDatabase;
   let bouncer: OwnPgBouncer;
   let service: RunningService;

@@ -18,6 +18,7 @@ import { sleep, waitFor } from './support/wait.ts';
 import { httpRequest, parseRawResponse } from './support/raw-http.ts';
 import { createOrder, startHarness, type Harness } from './support/webhooks.ts';
 import { deleteStream, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+import { requires } from './support/requirements.ts';
 
 const HEADERS_TIMEOUT_MS = 1500;
 const REQUEST_TIMEOUT_MS = 3000;
@@ -160,7 +161,7 @@ async function ordinaryRound(port: number, key: string): Promise<string[]> {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('slow clients', () => {
+describe('slow clients', requires('nats'), () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ env: LIMITS_ENV });
@@ -295,7 +296,7 @@ describe('slow clients', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('MAX_CONNECTIONS', () => {
+describe('MAX_CONNECTIONS', requires('nats'), () => {
   let h: Harness;
   beforeAll(async () => {
     // Header timeout long enough that the idle connections below stay until the test closes them.
@@ -344,7 +345,7 @@ describe('MAX_CONNECTIONS', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('MAX_CONNECTIONS at start', () => {
+describe('MAX_CONNECTIONS at start', requires('nats'), () => {
   it('is checked against the descriptor limit: the service warns at start when it leaves too few under ulimit -n', async () => {
     const db = await createTestDatabase({ migrate: false });
     const stream = uniqueStream();
@@ -381,7 +382,7 @@ describe('MAX_CONNECTIONS at start', () => {
   });
 });
 
-describe('shutdown', () => {
+describe('shutdown', requires('nats'), () => {
   it('ends server streams and cuts stalled h2c sessions, so close() finishes while `checkout listen` clients are attached', { timeout: 120_000 }, async () => {
     const h = await startHarness({ env: { ...LIMITS_ENV, HTTP_REQUEST_TIMEOUT_MS: '600000', HTTP_HEADERS_TIMEOUT_MS: '600000' } });
     const headers = { authorization: `Bearer ${h.sandbox.test_secret_key}` };

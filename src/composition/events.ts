@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
-import type { Config, EventsMode } from '../config.ts';
+import type { Config, ConnectedConfig, EventsMode } from '../config.ts';
 import { connectNats, ensureStream, StreamConflictError, type StreamOptions } from '../adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../adapters/nats/jetstream-event-publisher.ts';
 import { JetStreamEventSubscription, NatsEventFeed } from '../adapters/nats/jetstream-event-subscription.ts';
@@ -83,7 +83,7 @@ function eventsProbe(mode: EventsMode, probe: () => Promise<void>): DependencyPr
  * @throws StartupError when the JetStream stream belongs to another installation and NATS answered within waitMs.
  * @throws StartCancelledError when `startSignal` fires before NATS answered.
  */
-export async function linkEvents(config: Config, installationId: string, knex: Knex, name: string, waitMs: number, log: Log, startSignal?: AbortSignal): Promise<EventTransport> {
+export async function linkEvents(config: ConnectedConfig, installationId: string, knex: Knex, name: string, waitMs: number, log: Log, startSignal?: AbortSignal): Promise<EventTransport> {
   if (config.natsUrl === undefined) {
     let warned = false;
     const notifications = new PostgresEventNotifications(config.databaseUrl, {

@@ -23,16 +23,21 @@ export interface Observability {
 /**
  * The logger and the metrics of a process of one role (`serve`, `worker`):
  * JSON lines at LOG_LEVEL, with the request id while a request is served,
- * and the Prometheus metrics (the outbox's backlog read from this database, and without NATS the backlog
- * of each consumer of the event stream in Postgres).
+ * and the Prometheus metrics (the outbox's backlog read from the database, and without NATS the backlog
+ * of each consumer of the event stream in Postgres). The database is opened after the logger, which reports
+ * how it was chosen (the embedded Postgres may take seconds to start): the metrics read it once it is.
  */
-export function createObservability(config: Pick<Config, 'logLevel' | 'metrics' | 'natsUrl'>, role: string, knex: Knex, destination?: DestinationStream): Observability {
+export function createObservability(config: Pick<Config, 'logLevel' | 'metrics' | 'natsUrl'>, role: string, knex: () => Knex | undefined, destination?: DestinationStream): Observability {
   const logger = createLogger({ level: config.logLevel, requestId: currentRequestId, destination, base: { role } });
+  const onDatabase = <T>(read: (database: Knex) => Promise<T>, none: T) => async () => {
+    const database = knex();
+    return database ? read(database) : none;
+  };
   const metrics = config.metrics.enabled
     ? createPrometheusMetrics({
         role,
-        outboxBacklogAgeSeconds: () => outboxBacklogAgeSeconds(knex),
-        eventConsumerAgeSeconds: eventsMode(config) === 'postgres-outbox' ? () => eventConsumerAgeSeconds(knex) : undefined,
+        outboxBacklogAgeSeconds: onDatabase(outboxBacklogAgeSeconds, 0),
+        eventConsumerAgeSeconds: eventsMode(config) === 'postgres-outbox' ? onDatabase(eventConsumerAgeSeconds, []) : undefined,
       })
     : undefined;
   return { logger, log: pinoLog(logger), metrics };

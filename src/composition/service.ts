@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../ports/shared/errors.ts';
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config, ConnectedConfig } from '../config.ts';
 import { readInstallationId } from '../adapters/postgres/postgres-installation.ts';
 import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
 import { PostgresMigrationsProbe } from '../adapters/postgres/postgres-migrations-probe.ts';
@@ -18,8 +18,10 @@ import type { DestinationStream } from 'pino';
 import type { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics.ts';
 import { createObservability, serveMetricsPort, type MetricsListener } from './observability.ts';
 import { openDatabase, StartupError } from './startup.ts';
+import { chooseDatabase, connected, type ChosenDatabase } from './dependencies.ts';
 import { startWorkers } from './workers.ts';
 import { loadKeyRing } from './vault-keys.ts';
+import type { KeyRing } from '../ports/vault/key-ring.port.ts';
 import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
 
 /** A running service: the gateway and, unless configured otherwise, every worker. */
@@ -82,8 +84,9 @@ export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatch
  * and the workers `serve` runs (all of them by default).
  * Events travel through NATS JetStream when NATS_URL is set, otherwise
  * through the event stream in Postgres (one node); the start-up line says which.
- * @throws StartupError when Postgres cannot be reached, the port is taken, or
- *   the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
+ * Without DATABASE_URL it starts or joins the embedded Postgres first, and releases it on close().
+ * @throws StartupError when Postgres cannot be reached (or, without DATABASE_URL, the embedded one cannot be started),
+ *   the port is taken, or the JetStream stream belongs to another installation (checked when NATS answers within 2 s).
  */
 export async function startService(config: Config, options: ProcessOptions = {}): Promise<RunningService> {
   // Read first: the migrations seal with them (025, the webhook signing secrets). Its warning (a
@@ -95,16 +98,37 @@ export async function startService(config: Config, options: ProcessOptions = {})
   } catch (err) {
     throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
   }
-  const knex = await openDatabase(config.databaseUrl, config.databasePoolMax, config.databaseNamedStatements, keyRing);
-  const installationId = await readInstallationId(knex);
-  const { logger, log, metrics } = createObservability(config, 'serve', knex, options.logDestination);
-  let events;
+  let knex: Knex | undefined;
+  // The logger comes before the database, which it reports the choice of; the metrics read the database once it is open.
+  const observability = createObservability(config, 'serve', () => knex, options.logDestination);
+  const database = await chooseDatabase(config, (line) => observability.log.info(line));
   try {
-    events = await linkEvents(config, installationId, knex, 'checkout-relay', NATS_START_WAIT_MS, log);
+    knex = await openDatabase(database.url, config.databasePoolMax, config.databaseNamedStatements, keyRing);
   } catch (err) {
-    await knex.destroy();
+    await database.release();
     throw err;
   }
+  try {
+    return await serveOn(connected(config, database), database, knex, keyRing, vaultWarnings, observability);
+  } catch (err) {
+    await knex.destroy();
+    await database.release();
+    throw err;
+  }
+}
+
+/** The rest of {@link startService}, on its chosen and migrated database (the caller closes the pool and releases the database if this throws). */
+async function serveOn(
+  config: ConnectedConfig,
+  database: ChosenDatabase,
+  knex: Knex,
+  keyRing: KeyRing,
+  vaultWarnings: readonly string[],
+  { logger, log, metrics }: ReturnType<typeof createObservability>,
+): Promise<RunningService> {
+  log.info(`Postgres: ${database.description}`);
+  const installationId = await readInstallationId(knex);
+  const events = await linkEvents(config, installationId, knex, 'checkout-relay', NATS_START_WAIT_MS, log);
   const core = createCore({
     knex,
     keyRing,
@@ -140,7 +164,6 @@ export async function startService(config: Config, options: ProcessOptions = {})
     });
   } catch (err) {
     await events.close();
-    await knex.destroy();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
   let metricsListener: MetricsListener | undefined;
@@ -149,7 +172,6 @@ export async function startService(config: Config, options: ProcessOptions = {})
   } catch (err) {
     await http.close();
     await events.close();
-    await knex.destroy();
     throw err;
   }
   const workers = startWorkers(servedWorkers(config), { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics, keyRing });
@@ -177,9 +199,18 @@ export async function startService(config: Config, options: ProcessOptions = {})
         ],
         [{ name: eventsStepName(events), stop: (abandon) => events.close(abandon) }],
         [{ name: 'postgres pool', stop: () => knex.destroy() }],
+        ...embeddedStage(database),
       ]);
     },
   };
+}
+
+/**
+ * The last stage of a stop without DATABASE_URL: this process's lease on the embedded Postgres given up, and the
+ * server stopped (pg_ctl stop -m fast) when no other process uses it. Nothing with DATABASE_URL.
+ */
+function embeddedStage(database: ChosenDatabase): StopStep[][] {
+  return database.embedded ? [[{ name: 'embedded postgres', stop: () => database.release() }]] : [];
 }
 
 /** How a stop names the events' transport it closes after the workers: the NATS connection, or the LISTEN connection of the event stream in Postgres. */
@@ -207,7 +238,8 @@ async function stopProcess(config: Config, log: Log, options: StopOptions, stage
  * `checkout dispatch`): no API, no port. With NATS_URL set, waits for NATS
  * as long as it takes when a worker needs it, since it has nothing to do
  * without it; resolves once every worker is at work.
- * @throws StartupError when Postgres cannot be reached or the JetStream stream belongs to another installation.
+ * Without DATABASE_URL it joins (or starts) the embedded Postgres, and releases it on close().
+ * @throws StartupError when Postgres cannot be reached (or the embedded one started) or the JetStream stream belongs to another installation.
  */
 export async function startWorkerProcess(config: Config, names: readonly WorkerName[], options: StartOptions = {}): Promise<RunningWorkers> {
   // Read first: the migrations seal with them; a development key's warning is logged once the logger exists.
@@ -218,18 +250,41 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
   } catch (err) {
     throw new StartupError(`The card vault's keys cannot be loaded: ${(err as Error).message}`);
   }
-  const knex = await openDatabase(config.databaseUrl, Math.min(10, config.databasePoolMax), config.databaseNamedStatements, keyRing);
-  const installationId = await readInstallationId(knex);
-  const { log, metrics } = createObservability(config, 'worker', knex, options.logDestination);
-  for (const line of vaultWarnings) log.warn(line);
-  let events: EventTransport | undefined;
+  let knex: Knex | undefined;
+  const observability = createObservability(config, 'worker', () => knex, options.logDestination);
+  const database = await chooseDatabase(config, (line) => observability.log.info(line));
   try {
-    // With NATS, nothing to do without it for these: wait for it as long as it takes.
-    if (names.some(needsEvents)) events = await linkEvents(config, installationId, knex, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log, options.stopSignal);
+    knex = await openDatabase(database.url, Math.min(10, config.databasePoolMax), config.databaseNamedStatements, keyRing);
   } catch (err) {
-    await knex.destroy();
+    await database.release();
     throw err;
   }
+  try {
+    return await workOn(connected(config, database), database, knex, keyRing, vaultWarnings, names, options, observability);
+  } catch (err) {
+    await knex.destroy();
+    await database.release();
+    throw err;
+  }
+}
+
+/** The rest of {@link startWorkerProcess}, on its chosen and migrated database (the caller closes the pool and releases the database if this throws). */
+async function workOn(
+  config: ConnectedConfig,
+  database: ChosenDatabase,
+  knex: Knex,
+  keyRing: KeyRing,
+  vaultWarnings: readonly string[],
+  names: readonly WorkerName[],
+  options: StartOptions,
+  { log, metrics }: ReturnType<typeof createObservability>,
+): Promise<RunningWorkers> {
+  log.info(`Postgres: ${database.description}`);
+  const installationId = await readInstallationId(knex);
+  for (const line of vaultWarnings) log.warn(line);
+  let events: EventTransport | undefined;
+  // With NATS, nothing to do without it for these: wait for it as long as it takes.
+  if (names.some(needsEvents)) events = await linkEvents(config, installationId, knex, `checkout-${names.join('-')}`, Number.POSITIVE_INFINITY, log, options.stopSignal);
   const core = createCore({
     knex,
     keyRing,
@@ -245,7 +300,6 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
     metricsListener = metrics && (await serveMetricsPort(config.metrics, metrics, log));
   } catch (err) {
     await events?.close();
-    await knex.destroy();
     throw err;
   }
   const workers = startWorkers(names, { config, knex, installationId, events, payments: core.payments, refunds: core.refunds, payoutRuns: core.payoutRuns, disputes: core.disputes, captures: core.captures, billing: core.billing, testClocks: core.testClocks, log, metrics, keyRing });
@@ -263,6 +317,7 @@ export async function startWorkerProcess(config: Config, names: readonly WorkerN
         ],
         ...(events ? [[{ name: eventsStepName(events), stop: (abandon: AbortSignal) => events!.close(abandon) }]] : []),
         [{ name: 'postgres pool', stop: () => knex.destroy() }],
+        ...embeddedStage(database),
       ]);
     },
   };

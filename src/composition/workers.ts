@@ -6,7 +6,7 @@ import type { RefundOrder } from '../application/refund/refund-order.ts';
 import type { PayoutRuns } from '../application/payout/run-payouts.ts';
 import type { SweepDisputes } from '../application/dispute/sweep-disputes.ts';
 import type { Knex } from 'knex';
-import type { Config } from '../config.ts';
+import type { Config, ConnectedConfig } from '../config.ts';
 import { createDatabase } from '../adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../adapters/postgres/idempotency/postgres-idempotency-store.ts';
 import { purgeIdleRateLimitBuckets } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
@@ -49,7 +49,7 @@ export interface Worker {
 
 /** What the workers of a process share. */
 export interface WorkerContext {
-  readonly config: Config;
+  readonly config: ConnectedConfig;
   readonly knex: Knex;
   readonly installationId: string;
   /** The events' transport (NATS JetStream, or the event stream in Postgres); the relay and the dispatcher need it, the others do not. */

@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createDatabase, migrateLatest } from '../../src/adapters/postgres/database.ts';
+import { DEFAULT_TEST_POSTGRES_URL } from './test-servers.ts';
 
-/** Postgres server the tests use; each test file gets a database of its own on it. */
-export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+/**
+ * Postgres server the tests use; each test file gets a database of its own on it. test/support/global-setup.ts
+ * chooses it once per run (test-servers.ts: TEST_POSTGRES_URL, the machine's, or an embedded one) and sets it here.
+ */
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? DEFAULT_TEST_POSTGRES_URL;
 
 /** A migrated, throw-away database. */
 export interface TestDatabase {

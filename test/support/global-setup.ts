@@ -1,6 +1,10 @@
-// vitest globalSetup: before any suite, decide once which Postgres and NATS the run uses (test-servers.ts).
-// Without them every integration suite would fail on its own with a bare ECONNREFUSED; instead the run
-// stops here with one message that says what is missing and how to point the tests elsewhere.
+// vitest globalSetup: once per run, before any test file, which Postgres and NATS the run uses (test-servers.ts),
+// handed to every file as TEST_POSTGRES_URL and TEST_NATS_URL:
+//   - Postgres: TEST_POSTGRES_URL's, else the machine's on 5432, else an embedded one started here and stopped at the end;
+//   - NATS: TEST_NATS_URL's, else the machine's on 4222, else none: the harness's services then send their events
+//     through Postgres, and the suites that need JetStream itself are skipped with the reason (requirements.ts).
+// A server a variable names that does not answer stops the run here with one message that says what is missing and
+// how to point the tests elsewhere, instead of a bare ECONNREFUSED from every suite.
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { resolveTestServers, TestServersMissing } from './test-servers.ts';
@@ -13,13 +17,14 @@ function runsIntegrationSuites(project: TestProject): boolean {
   return paths.length === 0 || paths.some((file) => file.startsWith(root));
 }
 
-export default async function setup(project: TestProject): Promise<void> {
-  if (!runsIntegrationSuites(project)) return;
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (!runsIntegrationSuites(project)) {
+    project.provide('natsMissing', 'no server is probed for a run of unit specs only');
+    return undefined;
+  }
+  let servers;
   try {
-    const { postgresUrl, natsUrl } = await resolveTestServers();
-    // The workers read these (test/support/database.ts, nats-server.ts); they start after this.
-    process.env.TEST_POSTGRES_URL = postgresUrl;
-    process.env.TEST_NATS_URL = natsUrl;
+    servers = await resolveTestServers(process.env, (line) => console.log(`tests: ${line}`));
   } catch (err) {
     if (!(err instanceof TestServersMissing)) throw err;
     // The message is the whole story. Thrown, it would come with a stack into this file, the error's fields
@@ -27,4 +32,14 @@ export default async function setup(project: TestProject): Promise<void> {
     process.stderr.write(`\n${err.message}\n`);
     process.exit(1);
   }
+  const { postgres, nats } = servers;
+  // The workers read these (test/support/database.ts, nats-server.ts); they start after this.
+  process.env.TEST_POSTGRES_URL = postgres.url;
+  if (nats.url !== undefined) process.env.TEST_NATS_URL = nats.url;
+  project.provide('natsMissing', nats.missing);
+  console.log(`tests: ${postgres.description}`);
+  console.log(`tests: ${nats.description}`);
+  return async () => {
+    await postgres.stop();
+  };
 }

@@ -1,6 +1,6 @@
 import type { JetStreamManager } from 'nats';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,7 +57,21 @@ export interface OwnNatsServer {
   destroy(): Promise<void>;
 }
 
-const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+/** The nats-server binary: NATS_SERVER_BIN, else Debian's /usr/sbin/nats-server, else the first on PATH; undefined when none is there. */
+export function findNatsServer(): string | undefined {
+  const candidates = process.env.NATS_SERVER_BIN ? [process.env.NATS_SERVER_BIN] : ['/usr/sbin/nats-server', ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'nats-server'))];
+  return candidates.find((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The nats-server that suites starting servers of their own run (they require 'nats-server': see requirements.ts). */
+export const NATS_SERVER_BIN = findNatsServer() ?? process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
 /** Starts a nats-server on a free port with a temporary JetStream store (and an HTTP monitoring port when asked). */
 export async function startOwnNatsServer(binary = NATS_SERVER_BIN, options: { monitor?: boolean } = {}): Promise<OwnNatsServer> {

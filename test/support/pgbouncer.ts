@@ -1,7 +1,7 @@
 // A PgBouncer of the test's own, in transaction mode, on a loopback port in front of the test Postgres:
 // generated config, trust auth with a userlist, its files in a temporary directory.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -67,7 +67,13 @@ export async function startPgBouncer(options: { poolSize?: number; databases?: R
     ['[databases]', ...databases, `* = ${host}`, '', '[pgbouncer]', ...Object.entries(settings).map(([k, v]) => `${k} = ${v}`), ''].join('\n'),
     { mode: 0o644 },
   );
-  writeFileSync(path.join(dir, 'userlist.txt'), `"${user}" ""\n`, { mode: 0o644 });
+  // The server's password, if its URL has one (the embedded Postgres's has): PgBouncer logs in to the server with it.
+  writeFileSync(path.join(dir, 'userlist.txt'), `"${user}" "${decodeURIComponent(server.password)}"\n`, { mode: 0o600 });
+  if (asRoot) {
+    // Read by pgbouncer once it runs as the Postgres user.
+    const ids = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(path.join(dir, 'userlist.txt'), ids('-u'), ids('-g'));
+  }
   const args = [...(asRoot ? ['-u', 'postgres'] : []), path.join(dir, 'pgbouncer.ini')];
   const child: ChildProcess = spawn(PGBOUNCER_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

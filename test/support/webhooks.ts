@@ -12,6 +12,7 @@ import type { SandboxCredentials } from '../../src/application/merchant/create-s
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
 import { orderBody } from './order-fixtures.ts';
+import { harnessEventsMode } from './requirements.ts';
 import { waitFor } from './wait.ts';
 
 // ---------------------------------------------------------------- receiver
@@ -169,6 +170,8 @@ export interface Harness {
   readonly service: RunningService;
   readonly db: TestDatabase;
   readonly config: Config;
+  /** How its events travel (see HarnessOptions.events). */
+  readonly events: EventsMode;
   readonly base: string;
   /** A sandbox with test and live keys (created after start; the first start's own has test keys only). */
   readonly sandbox: SandboxCredentials;
@@ -210,7 +213,10 @@ export const EVENTS_MODES: readonly EventsMode[] = ['nats', 'postgres-outbox'];
 
 /** What {@link startHarness} takes. */
 export interface HarnessOptions {
-  /** How events travel: `nats` (the default: natsUrl, or the machine's NATS) or `postgres-outbox` (no NATS_URL). */
+  /**
+   * How events travel: `nats` (natsUrl, or the run's NATS) or `postgres-outbox` (no NATS_URL). By default `nats` when
+   * natsUrl is given or the run's NATS answers, else `postgres-outbox` ({@link harnessEventsMode}).
+   */
   readonly events?: EventsMode;
   readonly natsUrl?: string;
   readonly env?: Record<string, string>;
@@ -219,7 +225,8 @@ export interface HarnessOptions {
 
 /** Starts the whole service (gateway, relay, dispatcher unless RUN_DISPATCHER=false) on a fresh database and stream. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const natsUrl = options.events === 'postgres-outbox' ? undefined : (options.natsUrl ?? MACHINE_NATS_URL);
+  const events = options.events ?? (options.natsUrl !== undefined ? 'nats' : harnessEventsMode());
+  const natsUrl = events === 'postgres-outbox' ? undefined : (options.natsUrl ?? MACHINE_NATS_URL);
   const db = await createTestDatabase({ migrate: false });
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
@@ -231,6 +238,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     service,
     db,
     config,
+    events,
     base: `http://127.0.0.1:${service.port}`,
     sandbox,
     merchant: (name) => service.core.createSandbox({ name: name ?? `Webhook shop ${++n}`, settlementCurrency: 'EUR' }),
