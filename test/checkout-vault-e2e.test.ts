@@ -105,7 +105,7 @@ async function typeCard(page: Page, number: string): Promise<void> {
 
 const paid = (page: Page) => page.getByRole('heading', { level: 1, name: 'Payment successful' }).waitFor();
 
-describe('saved cards on the hosted checkout', requires('chromium', 'nats'), () => {
+describe('saved cards on the hosted checkout', requires('chromium'), () => {
   test('"save this card", then one-click payment with it on the next order', async () => {
     const customer = await api<{ id: string }>('POST', '/v1/customers', { email: 'ada@example.com', name: 'Ada' });
     const first = await api<RestOrder>('POST', '/v1/orders', orderBody({ reference: 'SAVE-1', customer: customer.id }));

@@ -145,7 +145,7 @@ async function assertNumberNeverReachedThePage(page: Page, number: string): Prom
   for (let i = 0; i + 8 <= number.length; i += 4) expect(seen).not.toContain(number.slice(i, i + 8));
 }
 
-describe('the embedded card fields on a merchant page of another origin', requires('chromium', 'nats'), () => {
+describe('the embedded card fields on a merchant page of another origin', requires('chromium'), () => {
   it('pay with the approved card, and the page can read neither the frames nor the digits', async () => {
     const s = await shopper('fields-approved');
     const number = testCard('approved');

@@ -13,8 +13,6 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { useEmbeddedPostgres, type EmbeddedPostgres } from '../src/adapters/postgres/embedded-postgres.ts';
-import { deleteStream, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
-import { requires } from './support/requirements.ts';
 import { waitFor } from './support/wait.ts';
 
 const MODULE = fileURLToPath(new URL('../src/adapters/postgres/embedded-postgres.ts', import.meta.url));
@@ -210,17 +208,15 @@ describe('the embedded Postgres of one directory', () => {
   });
 });
 
-describe('the commands without DATABASE_URL', requires('nats'), () => {
+describe('the commands without DATABASE_URL (and without NATS_URL: events through Postgres)', () => {
   const dir = path.join(root, 'commands');
-  const stream = uniqueStream();
-  const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_POSTGRES_DIR: dir, NATS_URL: MACHINE_NATS_URL, NATS_STREAM: stream.stream, NATS_SUBJECT_PREFIX: stream.subjectPrefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_POSTGRES_DIR: dir, NATS_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
   delete env.DATABASE_URL;
   let serve: ChildProcess | undefined;
   let serveOut = '';
 
   afterAll(async () => {
     if (serve) await kill(serve);
-    await deleteStream(stream.stream);
   });
 
   function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

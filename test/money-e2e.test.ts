@@ -1,8 +1,8 @@
 /**
  * One reference end to end (guarantee 3 of the spec), after the payment as well: the real service
- * (gateway on a local port, outbox relay to the machine's JetStream, webhook dispatcher) takes an
- * order with the merchant's reference, a customer pays it on the hosted checkout in Debian's
- * Chromium, and the same reference then shows on the signed order.paid webhook, a partial refund and
+ * (gateway on a local port, outbox relay to the run's JetStream or, without NATS, to the event stream
+ * in Postgres, webhook dispatcher) takes an order with the merchant's reference, a customer pays it on
+ * the hosted checkout in Debian's Chromium, and the same reference then shows on the signed order.paid webhook, a partial refund and
  * its order.refunded webhook, a dispute and its order.disputed webhook (with the evidence attached
  * before), the payout and payout.settled, the payout's items and its CSV line. The ledger is
  * verified at the end.
@@ -39,7 +39,7 @@ afterAll(async () => {
   if (broken) throw new Error(`ledger invariant broken: ${broken.invariant}: ${broken.detail}`);
 });
 
-describe('one reference from the checkout to the payout', requires('chromium', 'nats'), () => {
+describe('one reference from the checkout to the payout', requires('chromium'), () => {
   test('checkout, order.paid, a partial refund, a dispute, the payout, payout.settled and the CSV line all carry it', async () => {
     const key = h.sandbox.test_secret_key;
     const endpoint = await createEndpoint(h.base, key, receiver.url(), ['*']);

@@ -18,9 +18,9 @@ import { createCore } from '../src/composition/core.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { deleteStream, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+import { deleteStream, uniqueStream } from './support/nats-server.ts';
 import { pgbouncerVersion, startPgBouncer, type OwnPgBouncer } from './support/pgbouncer.ts';
-import { requires } from './support/requirements.ts';
+import { harnessNatsUrl, requires } from './support/requirements.ts';
 import { api, createEndpoint, pool, Receiver, serviceEnv } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
@@ -31,7 +31,7 @@ const version = pgbouncerVersion();
 const carriesNamedStatements = version !== undefined && (version[0] > 1 || version[1] >= 21);
 
 // Skipped, with the reason in the run's last line, without pgbouncer (apt-get install pgbouncer, or set PGBOUNCER_BIN; .ci/run installs it).
-describe('PgBouncer in transaction mode', requires('pgbouncer', 'nats'), () => {
+describe('PgBouncer in transaction mode', requires('pgbouncer'), () => {
   let db: TestDatabase;
   let bouncer: OwnPgBouncer;
   let service: RunningService;
@@ -45,7 +45,8 @@ describe('PgBouncer in transaction mode', requires('pgbouncer', 'nats'), () => {
     // The test database at 5 server connections, and the same database once more at 1, for the statement clash below.
     bouncer = await startPgBouncer({ poolSize: 5, databases: { [`${db.name}_one`]: `dbname=${db.name} pool_size=1` } });
     receiver = await Receiver.start();
-    const env = serviceEnv({ url: bouncer.url(db.name) } as TestDatabase, stream, MACHINE_NATS_URL, {
+    // The run's NATS when it has one, else the event stream in Postgres, over PgBouncer too.
+    const env = serviceEnv({ url: bouncer.url(db.name) } as TestDatabase, stream, harnessNatsUrl(), {
       // More client connections than PgBouncer has server connections: the pooler multiplexes them.
       DATABASE_POOL_MAX: '12',
       DATABASE_NAMED_STATEMENTS: carriesNamedStatements ? 'true' : 'false',
@@ -129,7 +130,7 @@ describe('PgBouncer in transaction mode', requires('pgbouncer', 'nats'), () => {
     expect(refund.status).toBe(201);
     expect(refund.json).toMatchObject({ status: 'succeeded', amount: 1000 });
 
-    // Relayed through the outbox and JetStream, delivered by the dispatcher, every step over PgBouncer.
+    // Relayed through the outbox and JetStream (or the event stream in Postgres), delivered by the dispatcher, every step over PgBouncer.
     const expected = [
       [approved.id, 'order.paid'],
       [challenged.id, 'order.paid'],

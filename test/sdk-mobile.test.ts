@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckoutSession, type CardInput, type PaymentResult } from '../sdk/mobile/index.ts';
 import { api, startHarness, type Harness } from './support/webhooks.ts';
 import { orderBody } from './support/order-fixtures.ts';
-import { requires } from './support/requirements.ts';
 
 let h: Harness;
 
@@ -38,7 +37,7 @@ function card(behaviour: string): CardInput {
 }
 
 for (const protocol of ['connect', 'grpc-web'] as const) {
-  describe(`the mobile SDK over ${protocol}`, requires('nats'), () => {
+  describe(`the mobile SDK over ${protocol}`, () => {
     const session = (order: CreatedOrder, fetch?: typeof globalThis.fetch) =>
       createCheckoutSession({ baseUrl: h.base, publishableKey: h.sandbox.test_publishable_key, clientSecret: order.client_secret, protocol, ...(fetch ? { fetch } : {}) });
 

@@ -23,7 +23,6 @@ import type { SandboxCredentials } from '../src/application/merchant/create-sand
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { api, createEndpoint, startHarness, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
-import { requires } from './support/requirements.ts';
 
 // Vendure 3.6+ posts usage data to telemetry.vendure.io after booting; this suite's traffic stays on loopback.
 process.env.VENDURE_DISABLE_TELEMETRY = 'true';
@@ -282,7 +281,7 @@ function postWebhook(body: string, signature: string | undefined): Promise<Respo
 
 // ---------------------------------------------------------------- tests
 
-describe('a shop order paid through the hosted checkout', requires('nats'), () => {
+describe('a shop order paid through the hosted checkout', () => {
   it('creates our order with the Vendure code as reference, settles on order.paid, and refunds in part with matching references', async () => {
     const placed = await placeOrder('paid');
     expect(placed.state).toBe('PaymentAuthorized');
@@ -340,7 +339,7 @@ describe('a shop order paid through the hosted checkout', requires('nats'), () =
   }, 240_000);
 });
 
-describe('creating the payment', requires('nats'), () => {
+describe('creating the payment', () => {
   it('is idempotent per Vendure order and attempt: a retried createPayment creates no second order of ours', async () => {
     const code = await arrangePayment('retry');
     const connection = server.app.get(TransactionalConnection).rawConnection;
@@ -361,7 +360,7 @@ describe('creating the payment', requires('nats'), () => {
   }, 120_000);
 });
 
-describe('the webhook route', requires('nats'), () => {
+describe('the webhook route', () => {
   it('refuses a delivery with a bad or missing signature (400) and changes nothing', async () => {
     const placed = await placeOrder('forged');
     const payment = placed.payments[0]!;
@@ -389,7 +388,7 @@ describe('the webhook route', requires('nats'), () => {
   }, 120_000);
 });
 
-describe('a late order.paid', requires('nats'), () => {
+describe('a late order.paid', () => {
   it('of an order refunded in full at the checkout service leaves the Vendure payment unsettled, and answers 2xx', async () => {
     const placed = await placeOrder('late');
     const payment = placed.payments[0]!;
@@ -414,7 +413,7 @@ describe('a late order.paid', requires('nats'), () => {
   }, 120_000);
 });
 
-describe('cancelling a payment', requires('nats'), () => {
+describe('cancelling a payment', () => {
   it('of an unpaid order cancels the Vendure payment and expires ours: a late payment is refused', async () => {
     const placed = await placeOrder('cancelled');
     const payment = placed.payments[0]!;

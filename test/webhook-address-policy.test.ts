@@ -1,5 +1,6 @@
 /**
- * The webhook address policy and the endpoint cap, end to end against the real Postgres and NATS:
+ * The webhook address policy and the endpoint cap, end to end against the real Postgres and the run's
+ * events' transport (JetStream when the run has NATS, else the event stream in Postgres):
  * one service without WEBHOOK_ALLOW_PRIVATE_NETWORKS (the default), one with it whose dispatchers
  * the tests run as `checkout dispatch` processes, with and without the switch. Receivers are real
  * servers on 127.0.0.1: the address the policy exists to keep webhooks away from.
@@ -13,7 +14,6 @@ import { MAX_ENDPOINTS_PER_MODE } from '../src/domain/webhook/webhook-endpoint.e
 import type { AddressPolicy } from '../src/ports/webhook/address-policy.port.ts';
 import { api, createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, spawnDispatcher, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
-import { requires } from './support/requirements.ts';
 
 
 /** Without the switch, dispatcher running: what a production install does. */
@@ -83,7 +83,7 @@ const ISSUE_HOSTS = ['[::127.0.0.1]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::]', 
 const LOCAL_HOSTS = ['127.0.0.1', '127.0.0.1:8443', 'localhost', '[::1]', '10.0.0.7', '172.16.4.2', '192.168.1.10', '[fd00::5]', '[::ffff:10.0.0.1]', 'printer.local', 'db.internal'];
 const NEVER_HOSTS = ['169.254.169.254', '[fe80::1]', '[::ffff:169.254.169.254]', 'metadata.google.internal', '100.64.0.1', '0.0.0.0', '203.0.113.9', '[2001:db8::1]'];
 
-describe('registration', requires('nats'), () => {
+describe('registration', () => {
   test('without the switch, test and live endpoints may not name loopback, private, link-local, metadata or reserved hosts; nothing is written; public hosts are accepted', async () => {
     const shop = await strict.merchant();
     const r = await receiver();
@@ -144,7 +144,7 @@ describe('registration', requires('nats'), () => {
   });
 });
 
-describe('delivery', requires('nats'), () => {
+describe('delivery', () => {
   test('a dispatcher without the switch refuses endpoints that reach loopback (registered while it was on), by name and by literal, and records an error without a body; with the switch they are delivered', async () => {
     const shop = await open.merchant();
     const key = shop.test_secret_key;
@@ -228,7 +228,7 @@ describe('delivery', requires('nats'), () => {
   });
 });
 
-describe('endpoint cap', requires('nats'), () => {
+describe('endpoint cap', () => {
   test(`a merchant may have ${MAX_ENDPOINTS_PER_MODE} endpoints per mode, the default included: concurrent creates cannot pass it, deleted ones do not count, the other mode has its own`, async () => {
     expect(MAX_ENDPOINTS_PER_MODE).toBe(16);
     const shop = await strict.merchant();

@@ -1,11 +1,12 @@
 /**
- * Webhook delivery, against the real Postgres and NATS JetStream: the service runs in this process
+ * Webhook delivery, against the real Postgres and the run's events' transport: the service runs in this process
  * (startService, own database and stream, short retry schedule), receivers are real node:http servers
  * on 127.0.0.1, and what they get is checked with the merchant SDK's verifier.
  *
  * What happens once an event is in the delivery queue (retries, timeouts, signatures, secrets, the
  * caps that isolate endpoints and merchants, the event log, endpoint management) does not depend on how
- * the event reached the dispatcher, so these suites run once, over NATS. What does (an event delivered
+ * the event reached the dispatcher, so these suites run once: over JetStream when the run has NATS, else
+ * over the event stream in Postgres (test/support/requirements.ts, harnessEventsMode). What does (an event delivered
  * exactly once, the workers in other processes, a dispatcher killed, the transport going away) is in
  * test/webhooks.test.ts, which runs in both of the events' modes.
  */
@@ -115,7 +116,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------
 
-describe('delivery attempts (service in process, real Postgres and JetStream, real HTTP receivers)', () => {
+describe('delivery attempts (service in process, real Postgres and events, real HTTP receivers)', () => {
   test('500, 500, then 200: retried with the same event id and the same bytes, three attempts logged, growing delays', async () => {
     const shop = await h.merchant();
     const r = await receiver((req) => (req.nth < 2 ? { status: 500, body: `boom ${req.nth}` } : { status: 200, body: 'thanks' }));
