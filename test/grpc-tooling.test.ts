@@ -17,7 +17,8 @@ import { withGrpcTooling } from '../src/composition/grpc-tooling.ts';
 import { MIGRATIONS } from '../src/adapters/postgres/migrations/index.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { CuttablePostgres } from './support/cuttable-postgres.ts';
-import { deleteStream, freePort, MACHINE_NATS_URL, uniqueStream } from './support/nats-server.ts';
+import { deleteStream, freePort, uniqueStream } from './support/nats-server.ts';
+import { harnessNatsUrl } from './support/requirements.ts';
 import { httpRequest } from './support/raw-http.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
@@ -57,7 +58,8 @@ describe('gRPC tooling on the running service', () => {
       ...loadConfig({ LOG_LEVEL: 'silent', SERVE_WORKERS: 'none' }),
       databaseUrl: relay.url(db.url),
       databasePoolMax: 5,
-      natsUrl: MACHINE_NATS_URL,
+      // The run's NATS when it has one, else events through Postgres.
+      natsUrl: harnessNatsUrl(),
       natsStream: stream.stream,
       natsSubjectPrefix: stream.subjectPrefix,
       port: await freePort(),

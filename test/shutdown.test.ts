@@ -11,7 +11,8 @@ import { createCore } from '../src/composition/core.ts';
 import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
 import { CuttablePostgres, type CuttablePostgresOptions } from './support/cuttable-postgres.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { deleteStream, freePort, MACHINE_NATS_URL, startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
+import { deleteStream, freePort, startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
+import { harnessNatsUrl, requires } from './support/requirements.ts';
 import { api, createEndpoint, createOrder, Receiver, serviceEnv } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -50,9 +51,12 @@ afterAll(async () => {
   await deleteStream(stream.stream);
 });
 
-/** The environment of a process of this file: its database, its stream, info logs, the short grace. */
+/**
+ * The environment of a process of this file: its database, its stream on the run's NATS (or, where the run has none,
+ * events through Postgres), info logs, the short grace.
+ */
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return serviceEnv(db, stream, MACHINE_NATS_URL, { LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS), ...extra });
+  return serviceEnv(db, stream, harnessNatsUrl(), { LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS), ...extra });
 }
 
 interface Exit {
@@ -172,7 +176,7 @@ describe('checkout serve', { timeout: 180_000 }, () => {
     await expect(fetch(`${running.base}/healthz`)).rejects.toThrow();
   });
 
-  it('with NATS gone while it runs, SIGTERM ends it with exit code 0', async () => {
+  it('with NATS gone while it runs, SIGTERM ends it with exit code 0', requires('nats-server'), async () => {
     const nats = await ownNats();
     const running = await serve(env({ NATS_URL: nats.url, NATS_STREAM: `${stream.stream}_OWN`, NATS_SUBJECT_PREFIX: `${stream.subjectPrefix}.own` }));
     await running.waitForOutput(/Dispatching webhooks of installation/, 'the dispatcher at work');
@@ -279,7 +283,7 @@ describe('checkout worker and checkout dispatch', { timeout: 180_000 }, () => {
     expect(exit, running.output()).toEqual({ code: 0, signal: null });
   });
 
-  it('`checkout worker --only relay,dispatcher` with NATS gone while it runs: SIGTERM ends it with exit code 0', async () => {
+  it('`checkout worker --only relay,dispatcher` with NATS gone while it runs: SIGTERM ends it with exit code 0', requires('nats-server'), async () => {
     const nats = await ownNats();
     const running = start(['worker', '--only', 'relay,dispatcher'], env({ NATS_URL: nats.url, NATS_STREAM: `${stream.stream}_W`, NATS_SUBJECT_PREFIX: `${stream.subjectPrefix}.w` }));
     await running.waitForOutput(/Workers running: relay, dispatcher/, 'the workers at work');
