@@ -5,7 +5,9 @@
 import { describe } from 'vitest';
 import { eventFeedContract } from './contracts/event-feed.contract.ts';
 import { TRANSPORTS } from './contracts/event-transports.ts';
+import { requiresForEvents } from './support/requirements.ts';
 
-describe.each(TRANSPORTS)('EventFeed over %s', (kind) => {
+// JetStream is skipped, and named in the run's last line, where the run has no NATS.
+for (const kind of TRANSPORTS) describe(`EventFeed over ${kind}`, requiresForEvents(kind), () => {
   eventFeedContract(kind);
 });

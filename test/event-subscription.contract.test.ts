@@ -6,7 +6,9 @@
 import { describe } from 'vitest';
 import { eventSubscriptionContract } from './contracts/event-subscription.contract.ts';
 import { TRANSPORTS } from './contracts/event-transports.ts';
+import { requiresForEvents } from './support/requirements.ts';
 
-describe.each(TRANSPORTS)('EventSubscription over %s', (kind) => {
+// JetStream is skipped, and named in the run's last line, where the run has no NATS.
+for (const kind of TRANSPORTS) describe(`EventSubscription over ${kind}`, requiresForEvents(kind), () => {
   eventSubscriptionContract(kind);
 });
