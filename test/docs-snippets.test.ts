@@ -30,7 +30,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTestHeader, verifyWebhook } from '../sdk/index.ts';
 import { launchBrowser } from './support/browser.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
-import { deleteStream, freePort, MACHINE_NATS_URL } from './support/nats-server.ts';
+import { deleteStream, freePort } from './support/nats-server.ts';
+import { harnessNatsUrl } from './support/requirements.ts';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
 import { api, Receiver, type ReceivedRequest } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
@@ -144,8 +145,10 @@ beforeAll(async () => {
   dbName = `checkout_test_docs_${id}`;
   stream = `TEST_DOCS_${id}`;
   serviceEnv = {
+    // A database of its own on the run's Postgres (the machine's, or the run's embedded one: its URL carries the password).
     DATABASE_URL: `${TEST_POSTGRES_URL}/${dbName}`,
-    NATS_URL: MACHINE_NATS_URL,
+    // The run's NATS when it has one; else none, and the events travel through Postgres, as after the README's two commands.
+    NATS_URL: harnessNatsUrl() ?? '',
     NATS_STREAM: stream,
     NATS_SUBJECT_PREFIX: `test.docs.${id}.events`,
     PORT: String(servicePort),
