@@ -31,7 +31,7 @@ import { generateTestHeader, verifyWebhook } from '../sdk/index.ts';
 import { launchBrowser } from './support/browser.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { deleteStream, freePort } from './support/nats-server.ts';
-import { harnessNatsUrl } from './support/requirements.ts';
+import { harnessNatsUrl, requires } from './support/requirements.ts';
 import { createDatabase } from '../src/adapters/postgres/database.ts';
 import { api, Receiver, type ReceivedRequest } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
@@ -442,6 +442,9 @@ function aRealDelivery(session: Session): Promise<{ request: ReceivedRequest; se
 /** The running receiver of docs/webhooks.md, once started. */
 let docReceiver: Running | undefined;
 
+/** The drivers that open the snippet in Chromium: skipped, and named, where there is none. */
+const BROWSER_DRIVERS = new Set(['embedded-fields']);
+
 const DRIVERS: Record<string, Driver> = {
   /** The quick start's `npm start`: the service this file started; its first start prints what the README says. */
   'npm-start': async (block, session) => {
@@ -707,9 +710,10 @@ for (const [file, blocks] of BLOCKS) {
       }
       if (!runnable(block)) continue;
       const driver = block.marker?.kind === 'snippet' ? DRIVERS[block.marker.name] : GENERIC[block.lang];
-      it(`${name}${block.marker?.kind === 'snippet' ? `: ${block.marker.name}` : ''}`, async () => {
+      const needs = block.marker?.kind === 'snippet' && BROWSER_DRIVERS.has(block.marker.name) ? requires('chromium') : {};
+      it(`${name}${block.marker?.kind === 'snippet' ? `: ${block.marker.name}` : ''}`, { ...needs, timeout: BLOCK_TIMEOUT_MS * 2 }, async () => {
         await driver!(block, session);
-      }, BLOCK_TIMEOUT_MS * 2);
+      });
     }
   });
 }
