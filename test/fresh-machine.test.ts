@@ -1,13 +1,16 @@
 /**
- * `npm ci && npm start` on a machine with nothing else installed, as far as Postgres goes (issue 20): a copy of the
- * repository's files (node_modules linked, as `npm ci` would have made it) in a temporary directory, and
- * test/fixtures/fresh-machine.ts run in a network namespace with only loopback (`unshare -n`), where no Postgres
- * and no NATS can be reached. There `npm start` with no DATABASE_URL initialises and starts the embedded Postgres
- * in the copy's .checkout/postgres, prints the sandbox key, and serves; an order created with that key is paid by a
- * simulated bank transfer; a second `npm start` reuses the data: no new sandbox, the same key sees the paid order.
- * Run as root (Postgres then runs as the system user checkout-pg) and, when root, again as an ordinary user.
- * Skipped, with the reason, where network namespaces cannot be made (not root, or a sandbox that forbids them).
- * NATS: none in the namespace; the service starts without it (webhooks come with issue 20's outbox path).
+ * `npm ci && npm start` on a machine with nothing else installed (issue 20): a copy of the repository's files
+ * (node_modules linked, as `npm ci` would have made it) in a temporary directory, and test/fixtures/fresh-machine.ts
+ * run in a network namespace with only loopback (`unshare -n`), where no Postgres and no NATS can be reached. There
+ * `npm start` with no DATABASE_URL and no NATS_URL initialises and starts the embedded Postgres in the copy's
+ * .checkout/postgres, says its events go through Postgres, prints the sandbox's keys, and serves; `npx checkout
+ * listen` forwards to a receiver of the session's; an order created with the secret key is paid with the approved
+ * test card through CheckoutService with its client secret and the publishable key; the signed order.paid reaches
+ * the receiver through `checkout listen` and verifies with the sandbox's webhook secret; SIGTERM stops the service
+ * with exit code 0 and the embedded Postgres with it. A second `npm start` reuses the data: no new sandbox, the same
+ * key sees the paid order. Run as root (Postgres then runs as the system user checkout-pg) and, when root, again as
+ * an ordinary user. Skipped, with the reason, where network namespaces cannot be made (not root, or a sandbox that
+ * forbids them).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -23,8 +26,17 @@ const isRoot = process.getuid?.() === 0;
 const ORDINARY = { uid: 65534, gid: 65534 };
 
 interface Report {
-  starts: { postgresLine?: string; sandbox?: { merchant_id: string; test_secret_key: string }; readyMs: number; readyz: { ready: boolean; checks: Record<string, { status: string }> }; stopped?: string }[];
-  order?: { id: string; created: number; transfer: number; status: string };
+  starts: {
+    postgresLine?: string;
+    listeningLine?: string;
+    sandbox?: { merchant_id: string; test_secret_key: string };
+    readyMs: number;
+    readyz: { ready: boolean; checks: Record<string, { status: string; mode?: string }> };
+    stop?: { code: number | null; signal: string | null; ms: number; postmasterLeft: boolean; pidFileLeft: boolean };
+  }[];
+  listen?: { ready: boolean; exit?: { code: number | null; signal: string | null } | 'still running' };
+  order?: { id: string; created: number; payment: string; status: string };
+  webhook?: { type: string; orderId: unknown; reference: unknown; verified: true | string; afterPaymentMs: number };
   second?: { status: number; orderStatus: string; reference: string };
   error?: string;
   output?: string;
@@ -67,7 +79,7 @@ async function session(copy: string, owner?: { uid: number; gid: number }): Prom
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  // The fixture bounds each start (240 s) and stop (30 s); this bounds the whole session, under the test's timeout.
+  // The fixture bounds each start (240 s) and stop (60 s); this bounds the whole session, under the test's timeout.
   const timer = setTimeout(() => child.kill('SIGKILL'), 560_000);
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve)).finally(() => clearTimeout(timer));
   const line = stdout.trim().split('\n').pop() ?? '';
@@ -96,9 +108,19 @@ function expectFreshMachineSession(report: Report, copy: string, runsAs: string 
   expect(first!.postgresLine).toMatch(/^Postgres: embedded Postgres \d+\.\d+ in \.checkout\/postgres\/data on 127\.0\.0\.1:\d+ \(initialised now in \d+ ms, started in \d+ ms/);
   if (runsAs) expect(first!.postgresLine).toContain(`runs as ${runsAs}`);
   else expect(first!.postgresLine).not.toContain('runs as');
-  expect(first!.readyz).toMatchObject({ ready: true, checks: { postgres: { status: 'ok' }, migrations: { status: 'ok' } } });
+  // No NATS_URL: the events go through Postgres, and say so.
+  expect(first!.listeningLine).toMatch(/; events through Postgres, no NATS: single node/);
+  expect(first!.readyz).toMatchObject({ ready: true, checks: { postgres: { status: 'ok' }, migrations: { status: 'ok' }, events: { status: 'ok', mode: 'postgres-outbox' } } });
+  expect(first!.readyz.checks).not.toHaveProperty('nats');
   expect(first!.sandbox?.test_secret_key).toMatch(/^sk_test_/);
-  expect(report.order).toMatchObject({ created: 201, transfer: 200, status: 'paid' });
+  // Paid with the client secret and the publishable key, and the signed order.paid came through `checkout listen`.
+  expect(report.listen?.ready).toBe(true);
+  // ^C ended it (npx ends by the SIGINT it got, as npm does).
+  expect(report.listen?.exit).not.toBe('still running');
+  expect(report.order).toMatchObject({ created: 201, payment: 'paid', status: 'paid' });
+  expect(report.webhook).toMatchObject({ type: 'order.paid', orderId: report.order!.id, reference: 'FRESH-1', verified: true });
+  // SIGTERM stops each start, with exit code 0, and the embedded Postgres with it.
+  for (const start of report.starts) expect(start.stop).toMatchObject({ code: 0, signal: null, postmasterLeft: false, pidFileLeft: false });
   // The second start found the data: no new sandbox printed, and the first key sees the paid order.
   expect(second!.postgresLine).toMatch(/^Postgres: embedded Postgres \d+\.\d+ in \.checkout\/postgres\/data on 127\.0\.0\.1:\d+ \((started in \d+ ms|already running as pid \d+)/);
   expect(second!.sandbox).toBeUndefined();
@@ -106,12 +128,13 @@ function expectFreshMachineSession(report: Report, copy: string, runsAs: string 
   expect(postmastersOf(copy)).toEqual([]);
   console.info(
     `[fresh machine${runsAs ? `, Postgres as ${runsAs}` : ''}] first npm start ready in ${first!.readyMs} ms (${first!.postgresLine}), ` +
-      `second in ${second!.readyMs} ms (${second!.postgresLine}); stops: ${report.starts.map((s) => s.stopped).join(', ')}`,
+      `second in ${second!.readyMs} ms (${second!.postgresLine}); order.paid through checkout listen ${report.webhook!.afterPaymentMs} ms after paying; ` +
+      `SIGTERM to exit: ${report.starts.map((s) => `${s.stop!.ms} ms`).join(', ')}`,
   );
 }
 
 describe('npm start on a machine with only loopback and no Postgres', requires('network-namespaces'), () => {
-  test('initialises the embedded Postgres in .checkout, takes and pays an order, and a second start finds the same data', { timeout: 600_000 }, async () => {
+  test('initialises the embedded Postgres in .checkout, takes and pays an order, delivers the signed order.paid through checkout listen, stops on SIGTERM, and a second start finds the same data', { timeout: 600_000 }, async () => {
     const copy = freshCopy();
     const report = await session(copy);
     expectFreshMachineSession(report, copy, isRoot ? 'checkout-pg' : undefined);
