@@ -15,6 +15,7 @@ import {
 } from '../../../gen/checkout/v1/order_pb.ts';
 import type { PaymentChange } from '../../payment/domain/payment.entity.ts';
 import type { Idempotent } from '../../../kernel/application/idempotent.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../../../kernel/application/idempotency-key.ts';
 import type { VoidOrder } from '../../void/application/void-order.ts';
 import type { CaptureOrder } from '../../capture/application/capture-order.ts';
 import type { ExpireOrder } from '../../payment/application/expire-order.ts';
@@ -25,11 +26,6 @@ import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
 import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
 import type { PrepareOrderCharge } from '../../customer/application/charge-saved-card.ts';
-
-/** Header that carries the idempotency key, on Connect, gRPC and REST alike. */
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-/** Response header set when a create is answered from an earlier request with the same key. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 /** The use cases the order service is built on. */
 export interface OrderServiceDeps {
