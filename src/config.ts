@@ -134,7 +134,10 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
 }
 
-/** The documented defaults of {@link ConnectionLimits}. */
+/**
+ * The documented defaults of {@link ConnectionLimits}. The gateway takes its own options (gateway/options.ts, the
+ * same shape and defaults; test/gateway-options.test.ts holds them equal), which server/service.ts fills from here.
+ */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

@@ -12,7 +12,7 @@ import type net from 'node:net';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import { startService, type RunningService } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { loadConfig } from '../src/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';

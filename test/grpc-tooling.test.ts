@@ -12,7 +12,7 @@ import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../s
 import { ServerReflection } from '../src/gen/grpc/reflection/v1/reflection_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { loadConfig } from '../src/config.ts';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import { startService, type RunningService } from '../server/service.ts';
 import { withGrpcTooling } from '../src/composition/grpc-tooling.ts';
 import { MIGRATIONS } from '../src/kernel/adapters/postgres/migrations/index.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import { startService, type RunningService } from '../server/service.ts';
 import { createDispatcher, DISPATCHER_DURABLE } from '../src/composition/workers.ts';
 import { streamOptions } from '../src/composition/events.ts';
 import { loadKeyRing } from '../src/composition/vault-keys.ts';

@@ -11,7 +11,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { loadConfig } from '../src/config.ts';
-import { startWorkerProcess } from '../src/composition/service.ts';
+import { startWorkerProcess } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { api, createEndpoint, createOrder, payOrder, Receiver, serviceEnv, startHarness, type Harness } from './support/webhooks.ts';
 import { createTestDatabase } from './support/database.ts';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/composition/core.ts';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import { startService, type RunningService } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { deleteStream, uniqueStream } from './support/nats-server.ts';
