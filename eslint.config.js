@@ -52,7 +52,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/src/modules/*/adapters/**', '**/src/kernel/adapters/**', '**/src/composition/**', '**/src/config.ts', '**/server/**'], message: 'The gateway holds HTTP only; wiring adapters is the composition root\'s (src/composition/), reading the configuration the process\'s (server/).' },
+            { group: ['**/src/modules/*/adapters/**', '**/src/kernel/adapters/**', '**/src/composition/**', '**/server/**'], message: 'The gateway holds HTTP only; wiring adapters and reading the configuration are the composition root\'s (src/composition/), and server/ hands the gateway its options.' },
             { group: ['knex', 'pg', 'nats'], message: 'The gateway holds HTTP only: no database or broker clients.' },
           ],
         },

@@ -2,7 +2,7 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
-import { eventsMode, type Config, type MetricsConfig } from '../src/config.ts';
+import { eventsMode, type Config, type MetricsConfig } from '../src/composition/config.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../src/kernel/adapters/prometheus/prometheus-metrics.ts';
 import { outboxBacklogAgeSeconds } from '../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
 import { eventConsumerAgeSeconds } from '../src/modules/event/adapters/postgres/postgres-event-subscription.ts';

@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../src/kernel/ports/errors.ts';
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
-import type { Config, ConnectedConfig } from '../src/config.ts';
+import type { Config, ConnectedConfig } from '../src/composition/config.ts';
 import { readInstallationId } from '../src/kernel/adapters/postgres/postgres-installation.ts';
 import { PostgresDependencyProbe } from '../src/kernel/adapters/postgres/postgres-dependency-probe.ts';
 import { PostgresMigrationsProbe } from '../src/kernel/adapters/postgres/postgres-migrations-probe.ts';

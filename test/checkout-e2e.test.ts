@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startService, type RunningService } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/composition/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { MACHINE_NATS_URL, uniqueStream, freePort } from './support/nats-server.ts';

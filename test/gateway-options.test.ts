@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/composition/config.ts';
 import { DEFAULT_CONNECTION_LIMITS } from '../gateway/options.ts';
 import { gatewayOptionsOf } from '../server/service.ts';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../src/gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../src/gen/grpc/reflection/v1/reflection_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/composition/config.ts';
 import { startService, type RunningService } from '../server/service.ts';
 import { withGrpcTooling } from '../src/composition/grpc-tooling.ts';
 import { MIGRATIONS } from '../src/kernel/adapters/postgres/migrations/index.ts';

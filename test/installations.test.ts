@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { loadConfig, type Config } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/composition/config.ts';
 import { startService, type RunningService } from '../server/service.ts';
 import { createDispatcher, DISPATCHER_DURABLE } from '../src/composition/workers.ts';
 import { streamOptions } from '../src/composition/events.ts';

@@ -10,7 +10,7 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/composition/config.ts';
 import { startWorkerProcess } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { api, createEndpoint, createOrder, payOrder, Receiver, serviceEnv, startHarness, type Harness } from './support/webhooks.ts';

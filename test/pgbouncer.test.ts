@@ -13,7 +13,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/composition/config.ts';
 import { createCore } from '../src/composition/core.ts';
 import { startService, type RunningService } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
-import { loadConfig, type Config, type EventsMode } from '../../src/config.ts';
+import { loadConfig, type Config, type EventsMode } from '../../src/composition/config.ts';
 import { startService, type RunningService } from '../../server/service.ts';
 import type { SandboxCredentials } from '../../src/modules/merchant/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
