@@ -5,7 +5,7 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Response header set when a create is answered from an earlier request with the same key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
-/** Longest Idempotency-Key accepted. */
+/** Longest idempotency key accepted. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** Keys the service claims for itself (a subscription cycle's order); a merchant's key may not begin so. */

@@ -15,7 +15,6 @@ import {
 } from '../../../gen/checkout/v1/order_pb.ts';
 import type { PaymentChange } from '../../payment/domain/payment.entity.ts';
 import type { Idempotent } from '../../../kernel/application/idempotent.ts';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../../../kernel/application/idempotency-key.ts';
 import type { VoidOrder } from '../../void/application/void-order.ts';
 import type { CaptureOrder } from '../../capture/application/capture-order.ts';
 import type { ExpireOrder } from '../../payment/application/expire-order.ts';
@@ -24,6 +23,7 @@ import type { Authenticate } from '../../merchant/application/authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../../../kernel/application/idempotency-key.ts';
 import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
 import type { PrepareOrderCharge } from '../../customer/application/charge-saved-card.ts';
 
