@@ -37,6 +37,8 @@ export type ApplicationErrorCode =
   | 'request.string_invalid'
   | 'test_helpers.live_mode'
   | 'listen.live_mode'
+  | 'listen.too_many'
+  | 'listen.fell_behind'
   | 'list.cursor_invalid'
   | 'list.limit_invalid'
   | 'idempotency.key_invalid'

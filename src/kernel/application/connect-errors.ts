@@ -119,6 +119,8 @@ const APPLICATION_ERRORS: { readonly [K in ApplicationErrorCode]: Mapping } = {
   'order.customer_unknown': invalidRequest('resource_missing'),
   'order.card_unknown': invalidRequest('resource_missing'),
   'listen.live_mode': invalidRequest('test_mode_only'),
+  'listen.too_many': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'too_many_listens' },
+  'listen.fell_behind': { code: Code.ResourceExhausted, type: 'rate_limit_error', publicCode: 'listen_fell_behind' },
   'list.cursor_invalid': invalidRequest('starting_after_invalid'),
   'list.limit_invalid': invalidRequest('limit_invalid'),
   'auth.key_missing': unauthenticated('api_key_missing'),
