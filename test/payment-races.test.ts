@@ -13,6 +13,7 @@ import { DEFAULT_VELOCITY_LIMITS } from '../src/modules/payment/domain/velocity.
 import type { Order } from '../src/modules/order/domain/order.entity.ts';
 import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../src/modules/payment/ports/payment-processor.port.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { postgresScope } from '../src/composition/modules.ts';
 import { PostgresOrderRepository } from '../src/modules/order/adapters/postgres/postgres-order-repository.ts';
 import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
 import { SimulatedBetaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
@@ -161,7 +162,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
 
   beforeAll(() => {
     alpha = new RecordingAcquirer(new SimulatedAlphaAcquirer(svc.core.merchants));
-    const uow = new PostgresUnitOfWork(svc.db.knex);
+    const uow = new PostgresUnitOfWork(svc.db.knex, postgresScope);
     const payments = createPayments({
       uow,
       reads: { orders: new PostgresOrderRepository(svc.db.knex), payments: new PostgresPaymentRepository(svc.db.knex) },

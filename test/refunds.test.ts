@@ -8,6 +8,7 @@ import type { SandboxCredentials } from '../src/modules/merchant/application/cre
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { postgresScope } from '../src/composition/modules.ts';
 import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
 
 let svc: TestService;
@@ -246,7 +247,7 @@ describe('a refund a stopped process left pending', () => {
     const order = await svc.db.knex('orders').where({ id }).first();
     const payment = await svc.db.knex('payments').where({ order_id: id, status: 'succeeded' }).first();
     // What a process leaves when it stops after reserving and before the acquirer's answer is recorded.
-    const uow = new PostgresUnitOfWork(svc.db.knex);
+    const uow = new PostgresUnitOfWork(svc.db.knex, postgresScope);
     const longAgo = new Date(Date.now() - 5 * 60_000);
     await uow.run((tx) =>
       tx.refunds.reserve({

@@ -70,6 +70,7 @@ import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../modules/m
 import { PostgresOrderRepository } from '../modules/order/adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentRepository } from '../modules/payment/adapters/postgres/postgres-payment-repository.ts';
 import { PostgresUnitOfWork } from '../kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { ERRORS, postgresScope } from './modules.ts';
 import { PostgresObjectModes } from '../kernel/adapters/postgres/postgres-object-modes.ts';
 import { PostgresOrderCreationStore } from '../modules/order/adapters/postgres/postgres-order-creation-store.ts';
 import { SimulatedAlphaAcquirer } from '../modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
@@ -165,7 +166,7 @@ export function createCore(options: CoreOptions): Core {
   const merchants = new PostgresMerchantRepository(options.knex);
   const orders = new PostgresOrderRepository(options.knex);
   const paymentStore = new PostgresPaymentRepository(options.knex);
-  const uow = new PostgresUnitOfWork(options.knex);
+  const uow = new PostgresUnitOfWork(options.knex, postgresScope);
   const limiter = options.rateLimit && options.rateLimit.perSecond > 0 ? new PostgresRateLimiter(options.knex, options.rateLimit) : undefined;
   const linkStarts = options.linkStarts ?? DEFAULT_LINK_START_LIMITS;
   /** A bucket shared by every instance, or none when the limit is switched off (a burst or rate of 0). */
@@ -311,7 +312,7 @@ export function createCore(options: CoreOptions): Core {
       const secretKey = (ctx: HandlerContext) => authenticate(ctx, 'secret');
       // A not-found answer to a caller with a key says when the id is its merchant's in the other mode.
       const guard = <S extends DescService>(service: S, impl: ServiceImpl<S>, credentialsFirst?: (ctx: HandlerContext) => Promise<unknown>) =>
-        guardRequests(service, impl, onInternalError, newRequestId, credentialsFirst, objectModes);
+        guardRequests(service, impl, onInternalError, newRequestId, credentialsFirst, objectModes, ERRORS);
       router.service(OrderService, guard(OrderService, orderService, secretKey));
       router.service(CheckoutService, guard(CheckoutService, checkoutService));
       router.service(TestHelperService, guard(TestHelperService, testHelperService, secretKey));
