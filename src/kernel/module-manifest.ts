@@ -1,16 +1,61 @@
 import type { Knex } from 'knex';
-import type { TransactionScope } from './ports/unit-of-work.port.ts';
+import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
+import type { DescService } from '@bufbuild/protobuf';
+import type { TransactionScope, UnitOfWork } from './ports/unit-of-work.port.ts';
 import type { ErrorTable } from './application/error-mapping.ts';
+import type { Clock } from './ports/clock.port.ts';
+import type { IdGenerator } from './ports/id-generator.port.ts';
+import type { Metrics } from './ports/metrics.port.ts';
+import type { Idempotent } from './application/idempotent.ts';
+import type { Authenticate } from '../modules/merchant/application/authenticate.ts';
 
 /** A module's repositories on one transaction (or, for runAlone, on the pool), in Postgres. */
 export type PostgresScopeFactory<S extends Partial<TransactionScope> = Partial<TransactionScope>> = (db: Knex | Knex.Transaction) => S;
 
+/** Which credentials a Connect service's calls carry: a secret key, a publishable key, or none (the checkout id or link is the credential). */
+export type Credentials = 'secret' | 'publishable' | 'none';
+
+/** Wraps a service's implementation in the request guard, judging `credentials` before a malformed request is explained. */
+export type GuardService = <S extends DescService>(service: S, impl: ServiceImpl<S>, credentials: Credentials) => ServiceImpl<S>;
+
+/** One Connect service of a module, with its credentials rule, ready to be registered on a router. */
+export interface ConnectServiceEntry {
+  readonly register: (router: ConnectRouter, guard: GuardService) => void;
+}
+
+/** A Connect service of a module, registered behind the guard with its credentials rule. */
+export function connectService<S extends DescService>(service: S, impl: ServiceImpl<S>, credentials: Credentials): ConnectServiceEntry {
+  return { register: (router, guard) => router.service(service, guard(service, impl, credentials)) };
+}
+
+/** What every module's wiring may use: the database, the unit of work, time and ids, idempotency keys, the caller's authentication. */
+export interface ModuleContext {
+  readonly knex: Knex;
+  readonly uow: UnitOfWork;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly idempotent: Idempotent;
+  /** Judges a call's API key (of the kind required) and answers its caller. */
+  readonly authenticate: Authenticate;
+  /** A fault of ours, logged; `requestId` when there is one. */
+  readonly onInternalError: (err: unknown, requestId?: string) => void;
+  readonly metrics?: Metrics;
+}
+
+/** What a module's wiring gives the core: its Connect services (more, such as workers' use cases, by its own wire function's type). */
+export interface ModuleWiring {
+  readonly services: readonly ConnectServiceEntry[];
+}
+
 /**
- * What a module (src/modules/<m>/module.ts) gives the composition root besides its wiring:
- * its part of every transaction and its error codes' mappings. The list of them,
- * src/composition/modules.ts, is the one place a new module is registered; the unit of
- * work and the error table are composed from it, and the typecheck fails when a part is
- * missing (a scope repository no module builds, an error code no table maps).
+ * What a module (src/modules/<m>/module.ts) gives the composition root: its part of every
+ * transaction, its error codes' mappings and, for a module that needs only the shared
+ * context, its wiring. The list of them, src/composition/modules.ts, is the one place a new
+ * module is registered; the unit of work, the error table and the Connect routes are
+ * composed from it, and the typecheck fails when a part is missing (a scope repository no
+ * module builds, an error code no table maps). Modules that need other modules' use cases
+ * (the payment engine and those built on it) are wired by their own wire functions, in
+ * order, in src/composition/core.ts.
  */
 export interface ModuleManifest {
   /** The module's folder name under src/modules. */
@@ -19,4 +64,6 @@ export interface ModuleManifest {
   readonly postgresScope?: PostgresScopeFactory;
   /** Its error codes (domain and application), each mapped once. */
   readonly errors?: ErrorTable;
+  /** Its use cases and Connect services over the shared context alone. */
+  readonly wire?: (context: ModuleContext) => ModuleWiring;
 }
