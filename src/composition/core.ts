@@ -24,7 +24,6 @@ import { orderStores, wireOrder } from '../modules/order/module.ts';
 import { wirePayment } from '../modules/payment/module.ts';
 import type { Payments } from '../modules/payment/application/payments.ts';
 import type { VelocityLimits } from '../modules/payment/domain/velocity.ts';
-import { createExpireOrder } from '../modules/payment/application/expire-order.ts';
 import { wireCheckout } from '../modules/checkout/module.ts';
 import { createCaptureOrder, type CaptureOrder } from '../modules/capture/application/capture-order.ts';
 import { createVoidOrder } from '../modules/void/application/void-order.ts';
@@ -133,12 +132,12 @@ export function createCore(options: CoreOptions): Core {
   const orders = orderStores(knex);
   // The vault verifies cards on the payment engine's routes (read when it verifies one); the engine
   // saves a paying card through the vault's saving.
-  const customer = wireCustomer(context, { keyRing, testCards: merchant.merchants, routesOf: (livemode) => payment.payments.kit.routesOf(livemode) });
+  const customer = wireCustomer(context, { keyRing, testCards: merchant.merchants, routesOf: (livemode) => payment.payments.parts.routes.routesOf(livemode) });
   const payment = wirePayment(context, { merchants: merchant.merchants, orders: orders.orders, vault: customer.vault, velocity: options.velocity });
-  const { kit } = payment.payments;
-  const captureOrder = createCaptureOrder(kit);
-  const refund = wireRefund(context, { kit, payments: payment.reads });
-  const dispute = wireDispute(context, { kit, orders: orders.orders, payments: payment.reads });
+  const { parts } = payment.payments;
+  const captureOrder = createCaptureOrder(parts);
+  const refund = wireRefund(context, { parts, payments: payment.reads });
+  const dispute = wireDispute(context, { parts, orders: orders.orders, payments: payment.reads });
   const ledger = wireLedger(context);
   const payout = wirePayout(context, { ledger: ledger.audit, cutoffMinutesUtc: options.payoutCutoffMinutesUtc });
   const subscription = wireSubscription(context, { orderCreation: orders.creation, merchants: merchant.merchants, payments: payment.reads, vault: customer.vault, payOrderAt: payment.payOrderAt });
@@ -147,12 +146,12 @@ export function createCore(options: CoreOptions): Core {
     ...wireOrder(context, {
       stores: orders,
       reads: { payments: payment.reads, refunds: refund.reads, disputes: dispute.reads },
-      voidOrder: createVoidOrder(kit),
+      voidOrder: createVoidOrder(parts),
       captureOrder,
-      expireOrder: createExpireOrder(kit),
+      expireOrder: payment.payments.expireOrder,
       prepareCharge: customer.prepareChargeWith(payment.payments.payOrder),
     }).services,
-    ...wireCheckout(context, { payments: payment.payments, cards: customer.cards, vault: customer.vault }).services,
+    ...wireCheckout(context, { payments: payment.payments, orders: orders.orders, cards: customer.cards, vault: customer.vault }).services,
     ...wireTestHelpers(context, { receiveTransfer: payment.payments.receiveTransfer, payouts: payout.payoutRuns, openDispute: dispute.openDispute }).services,
     ...webhook.services,
     ...wireEvent(context, { queue: webhook.queue, endpoints: webhook.endpoints, secrets, feed: options.eventFeed }).services,

@@ -1,7 +1,9 @@
 import { CHECKOUT_ERRORS } from './errors.ts';
 import type { ModuleManifest } from '../../kernel/module-manifest.ts';
 import { createCheckoutService } from './application/checkout-service.ts';
-import { createCheckoutPayments } from './application/checkout-payments.ts';
+import { createCheckoutCards } from './application/checkout-cards.ts';
+import { createGetCheckout } from './application/get-checkout.ts';
+import type { OrderRepository } from '../order/ports/order-repository.port.ts';
 import type { Payments } from '../payment/application/payments.ts';
 import type { CardVault } from '../customer/ports/card-vault.port.ts';
 import type { CardVaultUseCases } from '../customer/application/card-vault-use-cases.ts';
@@ -14,8 +16,20 @@ export const CHECKOUT_MODULE = {
   errors: CHECKOUT_ERRORS,
 } satisfies ModuleManifest;
 
-/** Wires CheckoutService over the payment engine and the vault; no key: the checkout id and token are the credential. */
-export function wireCheckout(context: ModuleContext, deps: { readonly payments: Payments; readonly cards: CardVault; readonly vault: CardVaultUseCases }): ModuleWiring {
-  const engine = createCheckoutPayments(deps.payments, { cards: deps.cards, useCases: deps.vault });
-  return { services: [connectService(CheckoutService, createCheckoutService({ engine, clock: context.clock, authenticate: context.authenticate }), 'none')] };
+/** Wires CheckoutService over the payment use cases and the vault; no key: the checkout id and token are the credential. */
+export function wireCheckout(
+  context: ModuleContext,
+  deps: { readonly payments: Payments; readonly orders: OrderRepository; readonly cards: CardVault; readonly vault: CardVaultUseCases },
+): ModuleWiring {
+  const cards = createCheckoutCards({ cards: deps.cards, useCases: deps.vault });
+  const service = createCheckoutService({
+    getCheckout: createGetCheckout({ ...deps.payments.parts, cards }),
+    payOrder: deps.payments.payOrder,
+    authenticatePayment: deps.payments.authenticate,
+    cards,
+    orders: deps.orders,
+    clock: context.clock,
+    authenticate: context.authenticate,
+  });
+  return { services: [connectService(CheckoutService, service, 'none')] };
 }

@@ -7,7 +7,7 @@ import { createOpenDispute, type OpenDisputeIn } from './application/open-disput
 import { createSweepDisputes, type SweepDisputes } from './application/sweep-disputes.ts';
 import { createDisputeService } from './application/dispute-service.ts';
 import type { DisputeRepository } from './ports/dispute-repository.port.ts';
-import type { PaymentKit } from '../payment/application/payment-kit.ts';
+import type { PaymentParts } from '../payment/application/payments.ts';
 import type { PaymentRepository } from '../payment/ports/payment-repository.port.ts';
 import type { OrderRepository } from '../order/ports/order-repository.port.ts';
 import { EVENT_ID_PREFIX } from '../event/domain/domain-event.ts';
@@ -30,11 +30,11 @@ export interface DisputeWiring extends ModuleWiring {
   readonly reads: DisputeRepository;
 }
 
-/** Wires the dispute module over the payment engine's kit and Postgres. */
-export function wireDispute(context: ModuleContext, deps: { readonly kit: PaymentKit; readonly orders: OrderRepository; readonly payments: PaymentRepository }): DisputeWiring {
+/** Wires the dispute module over the payment engine's parts and Postgres. */
+export function wireDispute(context: ModuleContext, deps: { readonly parts: PaymentParts; readonly orders: OrderRepository; readonly payments: PaymentRepository }): DisputeWiring {
   const { knex, ids, clock } = context;
   const reads = new PostgresDisputeRepository(knex);
-  const openDispute = createOpenDispute(deps.kit);
+  const openDispute = createOpenDispute(deps.parts);
   const service = createDisputeService({
     authenticate: context.authenticate,
     idempotent: context.idempotent,
@@ -42,5 +42,5 @@ export function wireDispute(context: ModuleContext, deps: { readonly kit: Paymen
     clock,
     eventIds: () => ({ eventId: ids.newId(EVENT_ID_PREFIX), now: clock.now() }),
   });
-  return { services: [connectService(DisputeService, service, 'secret')], sweep: createSweepDisputes(deps.kit, { disputes: reads }, openDispute), openDispute, reads };
+  return { services: [connectService(DisputeService, service, 'secret')], sweep: createSweepDisputes(deps.parts, { disputes: reads }, openDispute), openDispute, reads };
 }

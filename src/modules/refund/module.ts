@@ -2,10 +2,9 @@ import { PostgresRefundRepository } from './adapters/postgres/postgres-refund-re
 import { REFUND_ERRORS } from './errors.ts';
 import type { RefundScope } from './ports/refund-scope.port.ts';
 import type { ModuleManifest } from '../../kernel/module-manifest.ts';
-import { createRefundOrder, type RefundOrder } from './application/refund-order.ts';
+import { createRefundOrder, type RefundOrder, type RefundOrderDeps } from './application/refund-order.ts';
 import { createRefundService } from './application/refund-service.ts';
 import type { RefundRepository } from './ports/refund-repository.port.ts';
-import type { PaymentKit } from '../payment/application/payment-kit.ts';
 import type { PaymentRepository } from '../payment/ports/payment-repository.port.ts';
 import { RefundService } from '../../gen/checkout/v1/refund_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
@@ -24,10 +23,10 @@ export interface RefundWiring extends ModuleWiring {
   readonly reads: RefundRepository;
 }
 
-/** Wires the refund module over the payment engine's kit and Postgres. */
-export function wireRefund(context: ModuleContext, deps: { readonly kit: PaymentKit; readonly payments: PaymentRepository }): RefundWiring {
+/** Wires the refund module over the payment engine's parts and Postgres. */
+export function wireRefund(context: ModuleContext, deps: { readonly parts: RefundOrderDeps; readonly payments: PaymentRepository }): RefundWiring {
   const reads = new PostgresRefundRepository(context.knex);
-  const refundOrder = createRefundOrder(deps.kit, { refunds: reads });
+  const refundOrder = createRefundOrder(deps.parts, { refunds: reads });
   const service = createRefundService({ authenticate: context.authenticate, idempotent: context.idempotent, refunds: refundOrder, payments: deps.payments });
   return { services: [connectService(RefundService, service, 'secret')], refundOrder, reads };
 }
