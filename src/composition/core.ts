@@ -11,7 +11,7 @@ import type { Clock } from '../kernel/ports/clock.port.ts';
 import type { IdGenerator } from '../kernel/ports/id-generator.port.ts';
 import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
 import type { Metrics } from '../kernel/ports/metrics.port.ts';
-import { ERRORS, MODULES, postgresScope } from './modules.ts';
+import { ERRORS, MODULES, OBJECT_TABLES, postgresScope } from './modules.ts';
 import { ephemeralKeyRing } from './vault-keys.ts';
 import { wireMerchant, type MerchantWiring } from '../modules/merchant/module.ts';
 import type { CreateFirstSandboxUseCase, CreateSandboxUseCase } from '../modules/merchant/application/create-sandbox.ts';
@@ -165,7 +165,7 @@ export function createCore(options: CoreOptions): Core {
   const manifests: readonly ModuleManifest[] = MODULES;
   for (const module of manifests) if (module.wire) services.push(...module.wire(context).services);
 
-  const objectModes = new PostgresObjectModes(knex);
+  const objectModes = new PostgresObjectModes(knex, OBJECT_TABLES);
   const newRequestId = () => ids.newId('req_');
   // Every request passes one check of its strings first, whichever transport brought it. The services
   // that take API keys judge the key before telling a malformed request why it is; a not-found answer

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import type { ModuleManifest } from '../kernel/module-manifest.ts';
-import { ERRORS, MODULES, postgresScope } from './modules.ts';
+import { ERRORS, MODULES, OBJECT_TABLES, postgresScope } from './modules.ts';
 
 const manifests: readonly ModuleManifest[] = MODULES;
 
@@ -40,5 +40,14 @@ describe('the module list', () => {
     expect(Object.keys(ERRORS)).toHaveLength(parts);
     expect(ERRORS['refund.exceeds_remaining'].publicCode).toBe('refund_exceeds_remaining');
     expect(ERRORS['auth.key_invalid'].publicCode).toBe('api_key_invalid');
+  });
+
+  it('knows the table of every kind of object a call names by id, each prefix once, for the other-mode hint', () => {
+    const prefixes = OBJECT_TABLES.map(([prefix]) => prefix);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+    expect(Object.fromEntries(OBJECT_TABLES)).toEqual({
+      ord_: 'orders', re_: 'refunds', dp_: 'disputes', plink_: 'payment_links', evt_: 'events', we_: 'webhook_endpoints',
+      cus_: 'customers', card_: 'vault_cards', sub_: 'subscriptions', po_: 'payouts', pay_: 'payments', att_: 'payment_attempts',
+    });
   });
 });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { TransactionScope } from '../kernel/ports/unit-of-work.port.ts';
 import type { ErrorCode } from '../kernel/application/error-mapping.ts';
 import type { CompleteErrorTable } from '../kernel/application/connect-errors.ts';
-import type { ModuleManifest } from '../kernel/module-manifest.ts';
+import type { ModuleManifest, ObjectTable } from '../kernel/module-manifest.ts';
 import { KERNEL_MODULE } from '../kernel/module.ts';
 import { MERCHANT_MODULE } from '../modules/merchant/module.ts';
 import { ORDER_MODULE } from '../modules/order/module.ts';
@@ -70,3 +70,6 @@ export function postgresScope(db: Knex | Knex.Transaction): TransactionScope {
 
 /** Every error code with its mapping: the kernel's and each module's tables. */
 export const ERRORS: CompleteErrorTable = Object.assign({}, ...MODULES.map((module) => ('errors' in module ? module.errors : {}))) as CompleteErrorTable;
+
+/** The tables of the objects a call may name by id, by prefix: the other-mode hint of a not-found answer. */
+export const OBJECT_TABLES: readonly ObjectTable[] = (MODULES as readonly ModuleManifest[]).flatMap((module) => module.postgresObjectTables ?? []);

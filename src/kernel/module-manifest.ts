@@ -12,6 +12,9 @@ import type { Authenticate } from '../modules/merchant/application/authenticate.
 /** A module's repositories on one transaction (or, for runAlone, on the pool), in Postgres. */
 export type PostgresScopeFactory<S extends Partial<TransactionScope> = Partial<TransactionScope>> = (db: Knex | Knex.Transaction) => S;
 
+/** An id prefix and the Postgres table of the objects whose ids begin with it. */
+export type ObjectTable = readonly [prefix: string, table: string];
+
 /** Which credentials a Connect service's calls carry: a secret key, a publishable key, or none (the checkout id or link is the credential). */
 export type Credentials = 'secret' | 'publishable' | 'none';
 
@@ -64,6 +67,11 @@ export interface ModuleManifest {
   readonly postgresScope?: PostgresScopeFactory;
   /** Its error codes (domain and application), each mapped once. */
   readonly errors?: ErrorTable;
+  /**
+   * The tables of the objects a call may name by id, by the id's prefix (each with id, merchant_id
+   * and livemode): a not-found answer then says when the id is the merchant's in the other mode.
+   */
+  readonly postgresObjectTables?: readonly ObjectTable[];
   /** Its use cases and Connect services over the shared context alone. */
   readonly wire?: (context: ModuleContext) => ModuleWiring;
 }

@@ -1,9 +1,8 @@
 import { PostgresCustomerRepository } from './adapters/postgres/postgres-customer-repository.ts';
-import { PostgresCardVault } from './adapters/postgres/postgres-card-vault.ts';
+import { PostgresCardVault, PostgresVaultKeys } from './adapters/postgres/postgres-card-vault.ts';
 import { CUSTOMER_ERRORS } from './errors.ts';
 import type { CustomerScope } from './ports/customer-scope.port.ts';
 import type { ModuleManifest } from '../../kernel/module-manifest.ts';
-import { PostgresVaultKeys } from './adapters/postgres/postgres-card-vault.ts';
 import { createCardVaultUseCases, type CardVaultDeps, type CardVaultUseCases } from './application/card-vault-use-cases.ts';
 import { createPrepareOrderCharge, type PrepareOrderCharge } from './application/charge-saved-card.ts';
 import { createRotateVaultKeys, type RotateVaultKeys } from './application/rotate-vault-keys.ts';
@@ -14,10 +13,13 @@ import type { PayOrder } from '../payment/application/pay-order.ts';
 import { CustomerService } from '../../gen/checkout/v1/customer_pb.ts';
 import type { KeyRing } from '../../kernel/ports/key-ring.port.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { CUSTOMER_ID_PREFIX } from './domain/customer.entity.ts';
+import { CARD_ID_PREFIX } from './domain/saved-card.ts';
 
 /** The customer module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const CUSTOMER_MODULE = {
   name: 'customer',
+  postgresObjectTables: [[CUSTOMER_ID_PREFIX, 'customers'], [CARD_ID_PREFIX, 'vault_cards']],
   postgresScope: (db): CustomerScope => ({ customers: new PostgresCustomerRepository(db), vault: new PostgresCardVault(db) }),
   errors: CUSTOMER_ERRORS,
 } satisfies ModuleManifest;

@@ -13,10 +13,12 @@ import type { OrderRepository } from '../order/ports/order-repository.port.ts';
 import { EVENT_ID_PREFIX } from '../event/domain/domain-event.ts';
 import { DisputeService } from '../../gen/checkout/v1/dispute_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { DISPUTE_ID_PREFIX } from './domain/dispute.entity.ts';
 
 /** The dispute module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const DISPUTE_MODULE = {
   name: 'dispute',
+  postgresObjectTables: [[DISPUTE_ID_PREFIX, 'disputes']],
   postgresScope: (db): DisputeScope => ({ disputes: new PostgresDisputeRepository(db), evidence: new PostgresEvidenceRepository(db) }),
   errors: DISPUTE_ERRORS,
 } satisfies ModuleManifest;

@@ -11,10 +11,12 @@ import type { SigningSecrets } from '../webhook/application/signing-secrets.ts';
 import { EventService } from '../../gen/checkout/v1/webhook_pb.ts';
 import { ServiceUnavailableError } from '../../kernel/ports/errors.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { EVENT_ID_PREFIX } from './domain/domain-event.ts';
 
 /** The event module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const EVENT_MODULE = {
   name: 'event',
+  postgresObjectTables: [[EVENT_ID_PREFIX, 'events']],
   postgresScope: (db): EventScope => ({ outbox: new PostgresEventOutbox(db) }),
   errors: EVENT_ERRORS,
 } satisfies ModuleManifest;

@@ -15,10 +15,12 @@ import type { DisputeRepository } from '../dispute/ports/dispute-repository.port
 import { OrderService } from '../../gen/checkout/v1/order_pb.ts';
 import type { Knex } from 'knex';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { ORDER_ID_PREFIX } from './domain/order.entity.ts';
 
 /** The order module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const ORDER_MODULE = {
   name: 'order',
+  postgresObjectTables: [[ORDER_ID_PREFIX, 'orders']],
   postgresScope: (db): OrderScope => ({ orders: new PostgresOrderRepository(db) }),
   errors: ORDER_ERRORS,
 } satisfies ModuleManifest;

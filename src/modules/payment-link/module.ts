@@ -14,10 +14,12 @@ import type { MerchantRepository } from '../merchant/ports/merchant-repository.p
 import { EVENT_ID_PREFIX } from '../event/domain/domain-event.ts';
 import { PaymentLinkPageService, PaymentLinkService } from '../../gen/checkout/v1/payment_link_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { PAYMENT_LINK_ID_PREFIX } from './domain/payment-link.entity.ts';
 
 /** The payment link module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const PAYMENT_LINK_MODULE = {
   name: 'payment-link',
+  postgresObjectTables: [[PAYMENT_LINK_ID_PREFIX, 'payment_links']],
   postgresScope: (db): PaymentLinkScope => ({ links: new PostgresPaymentLinkRepository(db) }),
   errors: PAYMENT_LINK_ERRORS,
 } satisfies ModuleManifest;

@@ -14,10 +14,13 @@ import type { OrderRepository } from '../order/ports/order-repository.port.ts';
 import type { CardVaultUseCases } from '../customer/application/card-vault-use-cases.ts';
 import type { Clock } from '../../kernel/ports/clock.port.ts';
 import type { ModuleContext } from '../../kernel/module-manifest.ts';
+import { PAYMENT_ID_PREFIX } from './domain/payment.entity.ts';
+import { ATTEMPT_ID_PREFIX } from './domain/payment-attempt.entity.ts';
 
 /** The payment module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const PAYMENT_MODULE = {
   name: 'payment',
+  postgresObjectTables: [[PAYMENT_ID_PREFIX, 'payments'], [ATTEMPT_ID_PREFIX, 'payment_attempts']],
   postgresScope: (db): PaymentScope => ({ payments: new PostgresPaymentRepository(db) }),
   errors: PAYMENT_ERRORS,
 } satisfies ModuleManifest;

@@ -12,10 +12,12 @@ import type { LedgerAudit } from '../ledger/ports/ledger.port.ts';
 import { PayoutService } from '../../gen/checkout/v1/payout_pb.ts';
 import { BalanceService } from '../../gen/checkout/v1/balance_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { PAYOUT_ID_PREFIX } from './domain/payout.entity.ts';
 
 /** The payout module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const PAYOUT_MODULE = {
   name: 'payout',
+  postgresObjectTables: [[PAYOUT_ID_PREFIX, 'payouts']],
   postgresScope: (db): PayoutScope => ({ payouts: new PostgresPayoutRepository(db) }),
   errors: PAYOUT_ERRORS,
 } satisfies ModuleManifest;

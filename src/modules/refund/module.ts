@@ -8,10 +8,12 @@ import type { RefundRepository } from './ports/refund-repository.port.ts';
 import type { PaymentRepository } from '../payment/ports/payment-repository.port.ts';
 import { RefundService } from '../../gen/checkout/v1/refund_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { REFUND_ID_PREFIX } from './domain/refund.entity.ts';
 
 /** The refund module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const REFUND_MODULE = {
   name: 'refund',
+  postgresObjectTables: [[REFUND_ID_PREFIX, 'refunds']],
   postgresScope: (db): RefundScope => ({ refunds: new PostgresRefundRepository(db) }),
   errors: REFUND_ERRORS,
 } satisfies ModuleManifest;

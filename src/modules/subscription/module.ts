@@ -14,10 +14,12 @@ import type { CardVaultUseCases } from '../customer/application/card-vault-use-c
 import type { Clock } from '../../kernel/ports/clock.port.ts';
 import { SubscriptionService, TestClockService } from '../../gen/checkout/v1/subscription_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { SUBSCRIPTION_ID_PREFIX } from './domain/subscription.entity.ts';
 
 /** The subscription module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const SUBSCRIPTION_MODULE = {
   name: 'subscription',
+  postgresObjectTables: [[SUBSCRIPTION_ID_PREFIX, 'subscriptions']],
   postgresScope: (db): SubscriptionScope => ({ subscriptions: new PostgresSubscriptionRepository(db), testClocks: new PostgresTestClockRepository(db) }),
   errors: SUBSCRIPTION_ERRORS,
 } satisfies ModuleManifest;

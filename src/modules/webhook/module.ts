@@ -10,10 +10,12 @@ import type { WebhookDeliveryQueue } from './ports/webhook-delivery-queue.port.t
 import type { WebhookEndpointRepository } from './ports/webhook-endpoint-repository.port.ts';
 import { WebhookEndpointService } from '../../gen/checkout/v1/webhook_pb.ts';
 import { connectService, type ModuleContext, type ModuleWiring } from '../../kernel/module-manifest.ts';
+import { ENDPOINT_ID_PREFIX } from './domain/webhook-endpoint.entity.ts';
 
 /** The webhook module's parts for the composition root: its repositories in a transaction, its error codes' mappings. */
 export const WEBHOOK_MODULE = {
   name: 'webhook',
+  postgresObjectTables: [[ENDPOINT_ID_PREFIX, 'webhook_endpoints']],
   postgresScope: (db): WebhookScope => ({ endpoints: new PostgresWebhookEndpointRepository(db), deliveries: new PostgresWebhookDeliveryQueue(db) }),
   errors: WEBHOOK_ERRORS,
 } satisfies ModuleManifest;
