@@ -132,7 +132,7 @@ export function createCore(options: CoreOptions): Core {
   const orders = orderStores(knex);
   // The vault verifies cards on the payment engine's routes (read when it verifies one); the engine
   // saves a paying card through the vault's saving.
-  const customer = wireCustomer(context, { keyRing, testCards: merchant.merchants, routesOf: (livemode) => payment.payments.parts.routes.routesOf(livemode) });
+  const customer = wireCustomer(context, { keyRing, testCards: merchant.merchants, routesIn: (tx, scope) => payment.payments.parts.routes.routesIn(tx, scope.merchantId, scope.livemode) });
   const payment = wirePayment(context, { merchants: merchant.merchants, orders: orders.orders, vault: customer.vault, velocity: options.velocity });
   const { parts } = payment.payments;
   const captureOrder = createCaptureOrder(parts);

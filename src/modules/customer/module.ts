@@ -41,11 +41,11 @@ export interface CustomerWiring extends ModuleWiring {
  * routes (read when it verifies one, so the engine may be wired after it); the engine saves a
  * paying card through the vault's saving.
  */
-export function wireCustomer(context: ModuleContext, deps: { readonly keyRing: KeyRing } & Pick<CardVaultDeps, 'routesOf' | 'testCards'>): CustomerWiring {
+export function wireCustomer(context: ModuleContext, deps: { readonly keyRing: KeyRing } & Pick<CardVaultDeps, 'routesIn' | 'testCards'>): CustomerWiring {
   const { knex, ids, clock } = context;
   const cards = new PostgresCardVault(knex);
   const customers = new PostgresCustomerRepository(knex);
-  const vault = createCardVaultUseCases({ keys: deps.keyRing, reads: cards, routesOf: deps.routesOf, testCards: deps.testCards, onBackgroundError: context.onInternalError, ids, clock });
+  const vault = createCardVaultUseCases({ keys: deps.keyRing, reads: cards, routesIn: deps.routesIn, testCards: deps.testCards, onBackgroundError: context.onInternalError, ids, clock });
   const service = createCustomerService({ authenticate: context.authenticate, idempotent: context.idempotent, customers, cards, vault, ids, clock });
   return {
     // CreateCardToken takes a publishable key; the service judges each call's key itself.

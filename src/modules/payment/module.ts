@@ -1,4 +1,5 @@
 import { PostgresPaymentRepository } from './adapters/postgres/postgres-payment-repository.ts';
+import { PostgresPaymentRouteRepository } from './adapters/postgres/postgres-payment-route-repository.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import type { PaymentScope } from './ports/payment-scope.port.ts';
 import type { ModuleManifest } from '../../kernel/module-manifest.ts';
@@ -21,7 +22,7 @@ import { ATTEMPT_ID_PREFIX } from './domain/payment-attempt.entity.ts';
 export const PAYMENT_MODULE = {
   name: 'payment',
   postgresObjectTables: [[PAYMENT_ID_PREFIX, 'payments'], [ATTEMPT_ID_PREFIX, 'payment_attempts']],
-  postgresScope: (db): PaymentScope => ({ payments: new PostgresPaymentRepository(db) }),
+  postgresScope: (db): PaymentScope => ({ payments: new PostgresPaymentRepository(db), paymentRoutes: new PostgresPaymentRouteRepository(db) }),
   errors: PAYMENT_ERRORS,
 } satisfies ModuleManifest;
 
@@ -34,7 +35,7 @@ export interface PaymentWiring {
   readonly payOrderAt: (at: Clock) => PayOrder;
 }
 
-/** Wires the payment engine over Postgres and the simulated acquirers (test mode's two routes; live mode has none yet). */
+/** Wires the payment engine over Postgres and the simulated acquirers (test mode's default routes; live mode has no processor yet). */
 export function wirePayment(
   context: ModuleContext,
   deps: {
@@ -54,8 +55,8 @@ export function wirePayment(
     clock,
     merchants: deps.merchants,
     testCards: deps.merchants,
-    testRoutes: { primary: new SimulatedAlphaAcquirer(deps.merchants), alternative: new SimulatedBetaAcquirer(deps.merchants) },
-    liveRoutes: undefined,
+    // Test mode's default routes, in order: simulated_alpha, then simulated_beta on a soft decline. No live processor yet.
+    processors: { test: [new SimulatedAlphaAcquirer(deps.merchants), new SimulatedBetaAcquirer(deps.merchants)], live: [] },
     velocity: deps.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: context.onInternalError,
     metrics: context.metrics,
