@@ -7,7 +7,6 @@ import type { Clock } from './ports/clock.port.ts';
 import type { IdGenerator } from './ports/id-generator.port.ts';
 import type { Metrics } from './ports/metrics.port.ts';
 import type { Idempotent } from './application/idempotent.ts';
-import type { Authenticate } from '../modules/merchant/application/authenticate.ts';
 
 /** A module's repositories on one transaction (or, for runAlone, on the pool), in Postgres. */
 export type PostgresScopeFactory<S extends Partial<TransactionScope> = Partial<TransactionScope>> = (db: Knex | Knex.Transaction) => S;
@@ -31,15 +30,17 @@ export function connectService<S extends DescService>(service: S, impl: ServiceI
   return { register: (router, guard) => router.service(service, guard(service, impl, credentials)) };
 }
 
-/** What every module's wiring may use: the database, the unit of work, time and ids, idempotency keys, the caller's authentication. */
+/**
+ * What every module's wiring may use: the database, the unit of work, time and ids, idempotency
+ * keys. The merchant module adds the callers' authentication (`authenticate`) by declaration
+ * merging, so the kernel names no module.
+ */
 export interface ModuleContext {
   readonly knex: Knex;
   readonly uow: UnitOfWork;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly idempotent: Idempotent;
-  /** Judges a call's API key (of the kind required) and answers its caller. */
-  readonly authenticate: Authenticate;
   /** A fault of ours, logged; `requestId` when there is one. */
   readonly onInternalError: (err: unknown, requestId?: string) => void;
   readonly metrics?: Metrics;

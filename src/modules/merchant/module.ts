@@ -19,6 +19,13 @@ export const MERCHANT_MODULE = {
   errors: MERCHANT_ERRORS,
 } satisfies ModuleManifest;
 
+declare module '../../kernel/module-manifest.ts' {
+  interface ModuleContext {
+    /** Judges a call's API key (of the kind required) and answers its caller: the merchant module's part of every wiring's context. */
+    readonly authenticate: Authenticate;
+  }
+}
+
 /** What the merchant module's wiring needs besides the shared context (which its authentication completes). */
 export interface MerchantWiringOptions {
   readonly apiBaseUrl: string;
