@@ -3,6 +3,8 @@
 // them (tsc rewrites the JavaScript's `./x.ts` imports, not the declarations'; older TypeScripts refuse `.ts`
 // there). Each sdk/<package>/package.json runs it as `prepack`, so `npm pack` and `npm publish` build from
 // the sources: the built dist/ is never committed (except sdk/fields/dist/*.js, the served scripts).
+// A package that depends on another of ours by name (@hosted-checkout/medusa on @hosted-checkout/node) is
+// compiled against that one's declarations, so its dependencies are built first.
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -50,5 +52,17 @@ function fail(diagnostics: readonly ts.Diagnostic[]): never {
   process.exit(1);
 }
 
+/** The directories of the packages of ours (sdk/<name>) that the package at `dir` depends on by name. */
+function workspaceDependencies(dir: string): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(manifest.dependencies ?? {})
+    .filter((name) => name.startsWith('@hosted-checkout/'))
+    .map((name) => path.join(dir, '..', name.slice('@hosted-checkout/'.length)));
+}
+
+for (const dependency of workspaceDependencies(process.cwd())) {
+  const built = buildSdkPackage(dependency);
+  console.log(`${path.relative(path.resolve(import.meta.dirname, '..'), dependency)}: ${built.count} files built into ${path.relative(dependency, built.outDir)}/ (a dependency)`);
+}
 const { outDir, count } = buildSdkPackage(process.cwd());
 console.log(`${path.relative(path.resolve(import.meta.dirname, '..'), process.cwd())}: ${count} files built into ${path.relative(process.cwd(), outDir)}/`);
