@@ -187,8 +187,8 @@ export class HostedCheckoutProviderService extends AbstractPaymentProvider<Hoste
 
   /**
    * The session's amount or currency changed: our order's amount cannot, so an order not paid yet is expired and
-   * replaced by a new one for the new amount (Idempotency-Key `medusa:<session>:replace:<old order>:<amount>`).
-   * The same amount answers the order as it is.
+   * replaced by a new one for the new amount (Idempotency-Key `medusa:<session>:replace:<old order>:<amount>`, so
+   * that a retry with the old order's data answers the same replacement). The same amount answers the order as it is.
    * @throws MedusaError (not allowed) when the order is already paid or authorized: cancel it and start a new session
    */
   async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
@@ -198,10 +198,11 @@ export class HostedCheckoutProviderService extends AbstractPaymentProvider<Hoste
     const order = await this.#retrieve(data.checkout_order_id);
     const sessionId = data.session_id ?? order.reference;
     if (order.amount === amount && order.currency === currency) return { status: sessionStatus(order), data: this.#data(order, data) };
-    if (!isPayable(order.status)) {
-      throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Order ${order.id} of the hosted checkout is ${order.status}: its amount cannot change. Cancel the payment and create a new payment session.`);
+    // Expired already is the retry of an update whose answer Medusa did not keep (or an order that ran out): replaced all the same.
+    const current = isPayable(order.status) ? await this.#expire(order) : order;
+    if (current.status !== 'expired') {
+      throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Order ${order.id} of the hosted checkout is ${current.status}: its amount cannot change. Cancel the payment and create a new payment session.`);
     }
-    await this.#expire(order);
     const replaced = await this.#createOrder(sessionId, amount, currency, replaceKey(input.context?.idempotency_key ?? sessionId, order.id, amount, currency));
     return { status: 'pending', data: sessionData(replaced, sessionId) };
   }
