@@ -177,6 +177,12 @@ export async function createMedusaShop(name: string, tarballs: readonly string[]
     env: shopEnv(node),
     timeoutMs: 300_000,
   });
+  // Medusa's CLI runs only in a project whose package.json names @medusajs/medusa: the shop's names what the cache
+  // above it holds (written after the install, so that npm does not install Medusa a second time in the shop).
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const medusa = (JSON.parse(readFileSync(path.join(FIXTURE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  manifest.dependencies = { ...medusa, ...manifest.dependencies };
+  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return { dir, node, installStderr: installed.stderr, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
