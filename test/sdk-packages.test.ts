@@ -11,6 +11,8 @@
 // - @hosted-checkout/vendure boots in a CommonJS Vendure app (as @vendure/create makes them; bootstrap() as its
 //   index does, not @vendure/testing, which would add sql.js and faker to install) on this machine's Postgres,
 //   and verifies a real delivery at its webhook route.
+// @hosted-checkout/medusa is packed and its tarball checked here too; it is installed into a Medusa project and run by
+// test/medusa-provider.test.ts and test/medusa-plugin.test.ts (Medusa is a thousand packages, cached apart).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,7 @@ import { api, createEndpoint, payOrder, startHarness, type Harness } from './sup
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROOT_PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[]; devDependencies: Record<string, string> };
-const PACKAGES = ['node', 'webhooks', 'mobile', 'fields', 'vendure'] as const;
+const PACKAGES = ['node', 'webhooks', 'mobile', 'fields', 'vendure', 'medusa'] as const;
 type PackageName = (typeof PACKAGES)[number];
 
 /** A Node the packages are installed and run with, and the Node that runs npm for it. */
