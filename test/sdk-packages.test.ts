@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CuttingProxy } from './support/cutting-proxy.ts';
+import { whilePackingAlone } from './support/pack-lock.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
@@ -274,7 +275,8 @@ beforeAll(async () => {
     await timed('npm pack --workspaces (builds each package)', async () => {
       // As a maintainer runs it in the repository: npm's prepack scripts find the repository's Node 24 first on PATH.
       const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-      const packed = await run(SYSTEM.node, [NPM_CLI, 'pack', '--workspaces', '--pack-destination', tgz], { cwd: ROOT, env, timeoutMs: 300_000 });
+      // Never while another test file packs: prepack writes each package's dist/ in place.
+      const packed = await whilePackingAlone(() => run(SYSTEM.node, [NPM_CLI, 'pack', '--workspaces', '--pack-destination', tgz], { cwd: ROOT, env, timeoutMs: 300_000 }));
       if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
     });
   } finally {

@@ -6,10 +6,11 @@
 // from the cache's node_modules above), so that runs side by side never touch each other's files.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { whilePackingAlone } from './pack-lock.ts';
 import { waitFor } from './wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -146,14 +147,14 @@ export async function ensureMedusaApp(): Promise<number> {
 
 /**
  * Packs @hosted-checkout/node and @hosted-checkout/medusa as a maintainer does in the repository (their prepack
- * builds them); answers the two tarballs.
+ * builds them; never while another test file packs); answers the two tarballs.
  */
 export async function packMedusaPackages(destination: string): Promise<{ node: string; medusa: string }> {
   mkdirSync(destination, { recursive: true });
   // npm's prepack scripts run with the repository's node_modules/.bin first on PATH, as in `npm pack` here.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
   env.PATH = [path.join(ROOT, 'node_modules', '.bin'), env.PATH].join(path.delimiter);
-  await mustRun('npm pack of sdk/node and sdk/medusa', '/usr/bin/env', ['node', systemNpmCli(), 'pack', '-w', 'sdk/node', '-w', 'sdk/medusa', '--pack-destination', destination], { cwd: ROOT, env, timeoutMs: 300_000 });
+  await whilePackingAlone(() => mustRun('npm pack of sdk/node and sdk/medusa', '/usr/bin/env', ['node', systemNpmCli(), 'pack', '-w', 'sdk/node', '-w', 'sdk/medusa', '--pack-destination', destination], { cwd: ROOT, env, timeoutMs: 300_000 }));
   return { node: path.join(destination, 'hosted-checkout-node-0.1.0.tgz'), medusa: path.join(destination, 'hosted-checkout-medusa-0.1.0.tgz') };
 }
 
@@ -169,7 +170,12 @@ export interface MedusaShop {
 /** Makes a shop and installs the tarballs into it as a merchant does (`npm install <tarball>`). */
 export async function createMedusaShop(name: string, tarballs: readonly string[]): Promise<MedusaShop> {
   const { node } = medusaNode() as { node: string };
-  const dir = path.join(MEDUSA_APP_DIR, 'shops', `${name}-${randomBytes(4).toString('hex')}`);
+  const shops = path.join(MEDUSA_APP_DIR, 'shops');
+  // Shops of runs that were killed before their afterAll: a run takes minutes, so these are long over.
+  for (const entry of existsSync(shops) ? readdirSync(shops) : []) {
+    if (Date.now() - statSync(path.join(shops, entry)).mtimeMs > 12 * 3600_000) rmSync(path.join(shops, entry), { recursive: true, force: true });
+  }
+  const dir = path.join(shops, `${name}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name, version: '1.0.0', private: true }, null, 2)}\n`);
   const installed = await mustRun(`npm install of ${tarballs.map((t) => path.basename(t)).join(', ')}`, node, [systemNpmCli(), 'install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], {
