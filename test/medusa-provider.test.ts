@@ -58,7 +58,7 @@ function sessionId(): string {
 
 /** The delivery of an event of an order to the receiver, once it is there. */
 function delivery(orderId: string, type: string): Promise<ReceivedRequest> {
-  return waitFor(`${type} of ${orderId} delivered`, () => receiver.requests.find((r) => r.body.type === type && r.body.data.id === orderId), (r) => r !== undefined, 30_000, 50);
+  return waitFor(`${type} of ${orderId} delivered`, () => receiver.requests.find((r) => r.body.type === type && r.body.data.id === orderId), (r): r is ReceivedRequest => r !== undefined, 30_000, 50) as Promise<ReceivedRequest>;
 }
 
 /** What Medusa's /hooks/payment/<provider> route hands the provider: the parsed body, the raw bytes and the headers. */
