@@ -4,19 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, Code, createRouterTransport } from '@connectrpc/connect';
 import { pageToken } from './support/payments.ts';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { createPayments } from '../src/application/payment/payments.ts';
-import { createCheckoutPayments } from '../src/application/checkout/checkout-payments.ts';
-import { PostgresPaymentRepository } from '../src/adapters/postgres/payment/postgres-payment-repository.ts';
-import { parseCard } from '../src/domain/payment/card.ts';
-import { DEFAULT_VELOCITY_LIMITS } from '../src/domain/payment/velocity.ts';
-import type { Order } from '../src/domain/order/order.entity.ts';
-import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../src/ports/payment/payment-processor.port.ts';
-import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
-import { PostgresOrderRepository } from '../src/adapters/postgres/order/postgres-order-repository.ts';
-import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
-import { SimulatedBetaAcquirer } from '../src/adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
-import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { createPayments } from '../src/modules/payment/application/payments.ts';
+import type { PaymentInstrument } from '../src/modules/payment/application/payment-instrument.ts';
+import type { PaymentOutcome } from '../src/modules/payment/application/payment-outcome.ts';
+import { authorizeCheckout, type CheckoutCredential } from '../src/modules/checkout/application/checkout-authorization.ts';
+import { orderIdOfCheckout } from '../src/modules/order/domain/order.entity.ts';
+import { PostgresPaymentRepository } from '../src/modules/payment/adapters/postgres/postgres-payment-repository.ts';
+import { parseCard } from '../src/modules/payment/domain/card.ts';
+import { DEFAULT_VELOCITY_LIMITS } from '../src/modules/payment/domain/velocity.ts';
+import type { Order } from '../src/modules/order/domain/order.entity.ts';
+import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../src/modules/payment/ports/payment-processor.port.ts';
+import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresOrderRepository } from '../src/modules/order/adapters/postgres/postgres-order-repository.ts';
+import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
+import { SimulatedBetaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
+import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 
@@ -150,7 +153,8 @@ class RecordingAcquirer implements PaymentProcessor {
 }
 
 describe('captures that cannot be recorded (the engine with a recording acquirer)', () => {
-  let engine: ReturnType<typeof createCheckoutPayments> & {
+  let engine: {
+    pay(checkoutId: string, credential: CheckoutCredential, submissionId: string, instrument: PaymentInstrument, client: { address: string }): Promise<PaymentOutcome>;
     receiveTransfer(order: Order): Promise<Order>;
     recoverAttempts(limit: number): Promise<number>;
     expireDue(limit: number): Promise<number>;
@@ -169,14 +173,14 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       clock: { now: () => new Date(Date.now() + offsetMs) },
       merchants: svc.core.merchants,
       testCards: svc.core.merchants,
-      testRoutes: { primary: alpha, alternative: new SimulatedBetaAcquirer(svc.core.merchants) },
-      liveRoutes: undefined,
+      processors: { test: [alpha, new SimulatedBetaAcquirer(svc.core.merchants)], live: [] },
       velocity: DEFAULT_VELOCITY_LIMITS,
       onBackgroundError: (err) => backgroundErrors.push(err),
     });
     // The page's side of the use cases, and the server's: the test drives both over the recording acquirer.
     engine = {
-      ...createCheckoutPayments(payments),
+      pay: (checkoutId, credential, submissionId, instrument, client) =>
+        payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: (order) => authorizeCheckout(order, credential, new Date()), submissionId, instrument, client }),
       receiveTransfer: (order) => uow.run((tx, afterCommit) => payments.receiveTransfer(tx, afterCommit, order.id)),
       recoverAttempts: payments.recoverAttempts,
       expireDue: payments.expireDue,
@@ -197,7 +201,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     const calls = alpha.calls.length;
     const result = await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-race', approvedCard(), { address: '127.0.0.1' });
     expect(result.status).toBe('succeeded');
-    expect(result.view.order.method).toBe('bank_transfer');
+    expect(result.settled.order.method).toBe('bank_transfer');
 
     const [capture, reversal, ...rest] = alpha.calls.slice(calls);
     expect(capture?.op).toBe('capture');

@@ -1,95 +1,95 @@
-import { PostgresSubscriptionReader } from '../adapters/postgres/subscription/postgres-subscriptions.ts';
-import { createBilling, type Billing } from '../application/subscription/bill-subscriptions.ts';
-import { createSubscriptionService, createTestClockService } from '../application/subscription/subscription-service.ts';
-import { createTestClockAdvances, type TestClockAdvances } from '../application/subscription/advance-test-clocks.ts';
+import { PostgresSubscriptionReader } from '../modules/subscription/adapters/postgres/postgres-subscriptions.ts';
+import { createBilling, type Billing } from '../modules/subscription/application/bill-subscriptions.ts';
+import { createSubscriptionService, createTestClockService } from '../modules/subscription/application/subscription-service.ts';
+import { createTestClockAdvances, type TestClockAdvances } from '../modules/subscription/application/advance-test-clocks.ts';
 import { SubscriptionService, TestClockService } from '../gen/checkout/v1/subscription_pb.ts';
-import { PostgresSettlement } from '../adapters/postgres/payout/postgres-settlement.ts';
-import { createSettleDue } from '../application/payout/settle-due.ts';
-import { createPayoutRuns, type PayoutRuns } from '../application/payout/run-payouts.ts';
-import { createPayoutService } from '../application/payout/payout-service.ts';
-import { PostgresPayoutBatcher, PostgresPayoutReader } from '../adapters/postgres/payout/postgres-payouts.ts';
+import { PostgresSettlement } from '../modules/payout/adapters/postgres/postgres-settlement.ts';
+import { createSettleDue } from '../modules/payout/application/settle-due.ts';
+import { createPayoutRuns, type PayoutRuns } from '../modules/payout/application/run-payouts.ts';
+import { createPayoutService } from '../modules/payout/application/payout-service.ts';
+import { PostgresPayoutBatcher, PostgresPayoutReader } from '../modules/payout/adapters/postgres/postgres-payouts.ts';
 import { PayoutService } from '../gen/checkout/v1/payout_pb.ts';
-import { createBalanceService } from '../application/payout/balance-service.ts';
+import { createBalanceService } from '../modules/payout/application/balance-service.ts';
 import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
-import { PostgresRefundRepository } from '../adapters/postgres/refund/postgres-refund-repository.ts';
-import { createRefundOrder, type RefundOrder } from '../application/refund/refund-order.ts';
-import { createVoidOrder } from '../application/void/void-order.ts';
-import { createExpireOrder } from '../application/payment/expire-order.ts';
-import { createCaptureOrder, type CaptureOrder } from '../application/capture/capture-order.ts';
-import { createRefundService } from '../application/refund/refund-service.ts';
+import { PostgresRefundRepository } from '../modules/refund/adapters/postgres/postgres-refund-repository.ts';
+import { createRefundOrder, type RefundOrder } from '../modules/refund/application/refund-order.ts';
+import { createVoidOrder } from '../modules/void/application/void-order.ts';
+import { createCaptureOrder, type CaptureOrder } from '../modules/capture/application/capture-order.ts';
+import { createRefundService } from '../modules/refund/application/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { DescService } from '@bufbuild/protobuf';
-import { PostgresDisputeRepository } from '../adapters/postgres/dispute/postgres-dispute-repository.ts';
-import { PostgresEvidenceRepository } from '../adapters/postgres/dispute/postgres-evidence-repository.ts';
-import { createOpenDispute } from '../application/dispute/open-dispute.ts';
-import { createSweepDisputes, type SweepDisputes } from '../application/dispute/sweep-disputes.ts';
-import { createDisputeService } from '../application/dispute/dispute-service.ts';
+import { PostgresDisputeRepository } from '../modules/dispute/adapters/postgres/postgres-dispute-repository.ts';
+import { PostgresEvidenceRepository } from '../modules/dispute/adapters/postgres/postgres-evidence-repository.ts';
+import { createOpenDispute } from '../modules/dispute/application/open-dispute.ts';
+import { createSweepDisputes, type SweepDisputes } from '../modules/dispute/application/sweep-disputes.ts';
+import { createDisputeService } from '../modules/dispute/application/dispute-service.ts';
 import { DisputeService } from '../gen/checkout/v1/dispute_pb.ts';
 import { PaymentLinkPageService, PaymentLinkService } from '../gen/checkout/v1/payment_link_pb.ts';
-import { PostgresPaymentLinkRepository } from '../adapters/postgres/payment-link/postgres-payment-link-repository.ts';
-import { createCreatePaymentLink } from '../application/payment-link/create-payment-link.ts';
-import { createDeactivatePaymentLink } from '../application/payment-link/deactivate-payment-link.ts';
-import { createOpenPaymentLink } from '../application/payment-link/open-payment-link.ts';
-import { createStartLinkPayment, DEFAULT_LINK_START_LIMITS, type LinkStartBucket, type LinkStartLimits } from '../application/payment-link/start-link-payment.ts';
-import { createPaymentLinkService } from '../application/payment-link/payment-link-service.ts';
-import { createPaymentLinkPageService } from '../application/payment-link/payment-link-page-service.ts';
-import { EVENT_ID_PREFIX } from '../domain/event/domain-event.ts';
-import { PostgresLedgerAudit } from '../adapters/postgres/ledger/postgres-ledger.ts';
-import type { LedgerAudit } from '../ports/ledger/ledger.port.ts';
+import { PostgresPaymentLinkRepository } from '../modules/payment-link/adapters/postgres/postgres-payment-link-repository.ts';
+import { createCreatePaymentLink } from '../modules/payment-link/application/create-payment-link.ts';
+import { createDeactivatePaymentLink } from '../modules/payment-link/application/deactivate-payment-link.ts';
+import { createOpenPaymentLink } from '../modules/payment-link/application/open-payment-link.ts';
+import { createStartLinkPayment, DEFAULT_LINK_START_LIMITS, type LinkStartBucket, type LinkStartLimits } from '../modules/payment-link/application/start-link-payment.ts';
+import { createPaymentLinkService } from '../modules/payment-link/application/payment-link-service.ts';
+import { createPaymentLinkPageService } from '../modules/payment-link/application/payment-link-page-service.ts';
+import { EVENT_ID_PREFIX } from '../modules/event/domain/domain-event.ts';
+import { PostgresLedgerAudit } from '../modules/ledger/adapters/postgres/postgres-ledger.ts';
+import type { LedgerAudit } from '../modules/ledger/ports/ledger.port.ts';
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Knex } from 'knex';
 import { OrderService } from '../gen/checkout/v1/order_pb.ts';
 import { CheckoutService } from '../gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../gen/checkout/v1/webhook_pb.ts';
-import { createEventService } from '../application/event/event-service.ts';
-import { createWebhookEndpointService } from '../application/webhook/webhook-endpoint-service.ts';
-import { PostgresEventLog } from '../adapters/postgres/event/postgres-event-log.ts';
-import { PostgresWebhookDeliveryQueue } from '../adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
-import { PostgresWebhookEndpointRepository } from '../adapters/postgres/webhook/postgres-webhook-endpoint-repository.ts';
-import { createAddressPolicy } from '../adapters/http/address-policy.ts';
-import { ServiceUnavailableError } from '../ports/shared/errors.ts';
-import type { EventFeed } from '../ports/event/event-subscription.port.ts';
-import { createAuthenticate } from '../application/merchant/authenticate.ts';
-import { guardRequests } from '../application/shared/request-guard.ts';
-import { createIdempotent } from '../application/idempotency/idempotent.ts';
-import { createCreateOrder } from '../application/order/create-order.ts';
-import { createCreateFirstSandbox, createCreateSandbox, type CreateFirstSandboxUseCase, type CreateSandboxUseCase } from '../application/merchant/create-sandbox.ts';
-import { createIssueApiKeys, type IssueApiKeysUseCase } from '../application/merchant/issue-api-keys.ts';
-import { createGetOrder } from '../application/order/get-order.ts';
-import { createListOrders } from '../application/order/list-orders.ts';
-import { createOrderService } from '../application/order/order-service.ts';
-import { createTestHelperService } from '../application/test-helpers/test-helper-service.ts';
-import { createCheckoutService } from '../application/checkout/checkout-service.ts';
-import { createPayments, type Payments } from '../application/payment/payments.ts';
-import { createCheckoutPayments } from '../application/checkout/checkout-payments.ts';
-import { PostgresMerchantRepository } from '../adapters/postgres/merchant/postgres-merchant-repository.ts';
-import { PostgresRateLimiter, type RateLimitPolicy } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
-import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
-import { PostgresOrderRepository } from '../adapters/postgres/order/postgres-order-repository.ts';
-import { PostgresPaymentRepository } from '../adapters/postgres/payment/postgres-payment-repository.ts';
-import { PostgresUnitOfWork } from '../adapters/postgres/postgres-unit-of-work.ts';
-import { PostgresObjectModes } from '../adapters/postgres/postgres-object-modes.ts';
-import { PostgresOrderCreationStore } from '../adapters/postgres/order/postgres-order-creation-store.ts';
-import { SimulatedAlphaAcquirer } from '../adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
-import { SimulatedBetaAcquirer } from '../adapters/acquirers/simulated-beta/simulated-beta-acquirer.ts';
-import { systemClock } from '../adapters/system/system-clock.ts';
-import { cryptoIdGenerator } from '../adapters/system/crypto-id-generator.ts';
-import type { Clock } from '../ports/shared/clock.port.ts';
-import type { IdGenerator } from '../ports/shared/id-generator.port.ts';
-import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from '../domain/payment/velocity.ts';
-import { PostgresCustomerRepository } from '../adapters/postgres/customer/postgres-customer-repository.ts';
-import { PostgresCardVault, PostgresVaultKeys } from '../adapters/postgres/vault/postgres-card-vault.ts';
-import { createCardVaultUseCases } from '../application/vault/card-vault-use-cases.ts';
-import { createPrepareOrderCharge } from '../application/vault/charge-saved-card.ts';
-import { createRotateVaultKeys, type RotateVaultKeys } from '../application/vault/rotate-vault-keys.ts';
-import { createCustomerService } from '../application/customer/customer-service.ts';
+import { createEventService } from '../modules/event/application/event-service.ts';
+import { createWebhookEndpointService } from '../modules/webhook/application/webhook-endpoint-service.ts';
+import { PostgresEventLog } from '../modules/event/adapters/postgres/postgres-event-log.ts';
+import { PostgresWebhookDeliveryQueue } from '../modules/webhook/adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { PostgresWebhookEndpointRepository } from '../modules/webhook/adapters/postgres/postgres-webhook-endpoint-repository.ts';
+import { createAddressPolicy } from '../modules/webhook/adapters/http/address-policy.ts';
+import { ServiceUnavailableError } from '../kernel/ports/errors.ts';
+import type { EventFeed } from '../modules/event/ports/event-subscription.port.ts';
+import { createAuthenticate } from '../modules/merchant/application/authenticate.ts';
+import { guardRequests } from '../kernel/application/request-guard.ts';
+import { createIdempotent } from '../kernel/application/idempotent.ts';
+import { createCreateOrder } from '../modules/order/application/create-order.ts';
+import { createCreateFirstSandbox, createCreateSandbox, type CreateFirstSandboxUseCase, type CreateSandboxUseCase } from '../modules/merchant/application/create-sandbox.ts';
+import { createIssueApiKeys, type IssueApiKeysUseCase } from '../modules/merchant/application/issue-api-keys.ts';
+import { createGetOrder } from '../modules/order/application/get-order.ts';
+import { createListOrders } from '../modules/order/application/list-orders.ts';
+import { createOrderService } from '../modules/order/application/order-service.ts';
+import { createTestHelperService } from '../modules/test-helpers/application/test-helper-service.ts';
+import { createCheckoutService } from '../modules/checkout/application/checkout-service.ts';
+import { createPayments, type Payments } from '../modules/payment/application/payments.ts';
+import { createCheckoutCards } from '../modules/checkout/application/checkout-cards.ts';
+import { createGetCheckout } from '../modules/checkout/application/get-checkout.ts';
+import { PostgresMerchantRepository } from '../modules/merchant/adapters/postgres/postgres-merchant-repository.ts';
+import { PostgresRateLimiter, type RateLimitPolicy } from '../modules/merchant/adapters/postgres/postgres-rate-limiter.ts';
+import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../modules/merchant/adapters/postgres/postgres-auth-failure-limiter.ts';
+import { PostgresOrderRepository } from '../modules/order/adapters/postgres/postgres-order-repository.ts';
+import { PostgresPaymentRepository } from '../modules/payment/adapters/postgres/postgres-payment-repository.ts';
+import { PostgresUnitOfWork } from '../kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresObjectModes } from '../kernel/adapters/postgres/postgres-object-modes.ts';
+import { PostgresOrderCreationStore } from '../modules/order/adapters/postgres/postgres-order-creation-store.ts';
+import { SimulatedAlphaAcquirer } from '../modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
+import { SimulatedBetaAcquirer } from '../modules/payment/adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
+import { systemClock } from '../kernel/adapters/node/system-clock.ts';
+import { cryptoIdGenerator } from '../kernel/adapters/node/crypto-id-generator.ts';
+import type { Clock } from '../kernel/ports/clock.port.ts';
+import type { IdGenerator } from '../kernel/ports/id-generator.port.ts';
+import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from '../modules/payment/domain/velocity.ts';
+import { PostgresCustomerRepository } from '../modules/customer/adapters/postgres/postgres-customer-repository.ts';
+import { PostgresCardVault, PostgresVaultKeys } from '../modules/customer/adapters/postgres/postgres-card-vault.ts';
+import { createCardVaultUseCases } from '../modules/customer/application/card-vault-use-cases.ts';
+import { createPrepareOrderCharge } from '../modules/customer/application/charge-saved-card.ts';
+import { createRotateVaultKeys, type RotateVaultKeys } from '../modules/customer/application/rotate-vault-keys.ts';
+import { createCustomerService } from '../modules/customer/application/customer-service.ts';
 import { CustomerService } from '../gen/checkout/v1/customer_pb.ts';
-import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
 import { ephemeralKeyRing } from './vault-keys.ts';
-import { createSigningSecrets } from '../application/webhook/signing-secrets.ts';
-import type { Metrics } from '../ports/telemetry/metrics.port.ts';
+import { createSigningSecrets } from '../modules/webhook/application/signing-secrets.ts';
+import type { Metrics } from '../kernel/ports/metrics.port.ts';
 
 /** What the core needs from its host process. */
 export interface CoreOptions {
@@ -185,7 +185,7 @@ export function createCore(options: CoreOptions): Core {
   const vault = createCardVaultUseCases({
     keys: keyRing,
     reads: cardReads,
-    routesOf: (livemode) => payments.kit.routesOf(livemode),
+    routesIn: (tx, scope) => payments.parts.routes.routesIn(tx, scope.merchantId, scope.livemode),
     testCards: merchants,
     onBackgroundError: options.onInternalError,
     ids,
@@ -198,8 +198,8 @@ export function createCore(options: CoreOptions): Core {
     clock,
     merchants,
     testCards: merchants,
-    testRoutes: { primary: new SimulatedAlphaAcquirer(merchants), alternative: new SimulatedBetaAcquirer(merchants) },
-    liveRoutes: undefined,
+    // Test mode's default routes, in order: simulated_alpha, then simulated_beta on a soft decline. No live processor yet.
+    processors: { test: [new SimulatedAlphaAcquirer(merchants), new SimulatedBetaAcquirer(merchants)], live: [] },
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
     metrics: options.metrics,
@@ -212,7 +212,7 @@ export function createCore(options: CoreOptions): Core {
   const newRequestId = () => ids.newId('req_');
   const objectModes = new PostgresObjectModes(options.knex);
   const idempotent = createIdempotent(uow);
-  const captureOrder = createCaptureOrder(payments.kit);
+  const captureOrder = createCaptureOrder(payments.parts);
   const orderCreation = new PostgresOrderCreationStore(options.knex);
   const customers = new PostgresCustomerRepository(options.knex);
   const customerService = createCustomerService({ authenticate, idempotent, customers, cards: cardReads, vault, ids, clock });
@@ -236,13 +236,22 @@ export function createCore(options: CoreOptions): Core {
     createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore }),
-    voidOrder: createVoidOrder(payments.kit),
+    voidOrder: createVoidOrder(payments.parts),
     captureOrder,
-    expireOrder: createExpireOrder(payments.kit),
+    expireOrder: payments.expireOrder,
     idempotent,
     prepareCharge: createPrepareOrderCharge({ customers, vault, payOrder: payments.payOrder }),
   });
-  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments, { cards: cardReads, useCases: vault }), clock, authenticate });
+  const checkoutCards = createCheckoutCards({ cards: cardReads, useCases: vault });
+  const checkoutService = createCheckoutService({
+    getCheckout: createGetCheckout({ ...payments.parts, cards: checkoutCards }),
+    payOrder: payments.payOrder,
+    authenticatePayment: payments.authenticate,
+    cards: checkoutCards,
+    orders,
+    clock,
+    authenticate,
+  });
   const settleDue = createSettleDue({ settlement: new PostgresSettlement(options.knex), clock });
   const ledgerAudit = new PostgresLedgerAudit(options.knex);
   const payoutReader = new PostgresPayoutReader(options.knex);
@@ -256,8 +265,8 @@ export function createCore(options: CoreOptions): Core {
     cutoffMinutesUtc: options.payoutCutoffMinutesUtc ?? 0,
   });
   const payoutService = createPayoutService({ authenticate, payouts: payoutReader });
-  const openDispute = createOpenDispute(payments.kit);
-  const sweepDisputes = createSweepDisputes(payments.kit, { disputes: disputeStore }, openDispute);
+  const openDispute = createOpenDispute(payments.parts);
+  const sweepDisputes = createSweepDisputes(payments.parts, { disputes: disputeStore }, openDispute);
   const disputeService = createDisputeService({
     authenticate,
     idempotent,
@@ -267,7 +276,7 @@ export function createCore(options: CoreOptions): Core {
   });
   const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, payouts: payoutRuns, openDispute });
   const balanceService = createBalanceService({ authenticate, ledger: ledgerAudit });
-  const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
+  const refundOrder = createRefundOrder(payments.parts, { refunds: refundStore });
   const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
   const linkStore = new PostgresPaymentLinkRepository(options.knex);
   const paymentLinkService = createPaymentLinkService({
