@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckoutSession } from '../sdk/mobile/index.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { Background, createMedusaShop, ensureMedusaApp, MEDUSA_APP_DIR, medusaCli, packMedusaPackages, run, shopEnv, type MedusaShop } from './support/medusa.ts';
 import { requires } from './support/requirements.ts';

@@ -4,7 +4,7 @@
 import type { BigNumberInput } from '@medusajs/framework/types';
 
 /**
- * ISO 4217 currencies whose exponent is not 2 (the service's own table, src/domain/money/currency.ts;
+ * ISO 4217 currencies whose exponent is not 2 (the service's own table, src/kernel/domain/currency.ts;
  * test/medusa-provider.test.ts holds the two equal).
  */
 export const EXPONENT_OVERRIDES: Readonly<Record<string, number>> = {
