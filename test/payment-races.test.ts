@@ -11,11 +11,10 @@ import { PostgresPaymentRepository } from '../src/modules/payment/adapters/postg
 import { parseCard } from '../src/modules/payment/domain/card.ts';
 import { DEFAULT_VELOCITY_LIMITS } from '../src/modules/payment/domain/velocity.ts';
 import type { Order } from '../src/modules/order/domain/order.entity.ts';
-import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../src/modules/payment/ports/payment-processor.port.ts';
+import type { AuthorizationOutcome, AuthorizationRequest, OperationOutcome, PaymentProcessor, ProcessorCapabilities } from '../src/modules/payment/ports/payment-processor.port.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { PostgresOrderRepository } from '../src/modules/order/adapters/postgres/postgres-order-repository.ts';
-import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
-import { SimulatedBetaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
+import { simulatedAlpha, simulatedBeta } from '../src/modules/payment/adapters/simulator/simulated-routes.ts';
 import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -120,32 +119,41 @@ class RecordingAcquirer implements PaymentProcessor {
   get route(): string {
     return this.#inner.route;
   }
-  authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
+  get capabilities(): ProcessorCapabilities {
+    return this.#inner.capabilities;
+  }
+  authorize(request: AuthorizationRequest): Promise<AuthorizationOutcome> {
     return this.#inner.authorize(request);
   }
-  completeAuthentication(ref: string, code: string): Promise<SettleResult> {
-    return this.#inner.completeAuthentication(ref, code);
+  completeAuthorization(ref: string, params: Readonly<Record<string, string>>): Promise<AuthorizationOutcome> {
+    return this.#inner.completeAuthorization(ref, params);
   }
-  async capture(ref: string, amount: bigint): Promise<SettleResult> {
+  async capture(ref: string, amount: bigint, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'capture', ref });
     await this.onCapture?.();
-    return this.#inner.capture(ref, amount);
+    return this.#inner.capture(ref, amount, reference);
   }
-  void(ref: string): Promise<SettleResult> {
+  void(ref: string, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'void', ref });
-    return this.#inner.void(ref);
+    return this.#inner.void(ref, reference);
   }
-  refund(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
+  refund(ref: string, amount: bigint, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'refund', ref });
     return this.#inner.refund(ref, amount, reference);
   }
-  async reverse(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
+  async reverse(ref: string, amount: bigint, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'reverse', ref });
     if (this.failReversals > 0) {
       this.failReversals -= 1;
       throw new Error('acquirer unreachable');
     }
     return this.#inner.reverse(ref, amount, reference);
+  }
+  sync(ref: string): Promise<AuthorizationOutcome> {
+    return this.#inner.sync(ref);
+  }
+  syncRefund(ref: string): Promise<OperationOutcome> {
+    return this.#inner.syncRefund(ref);
   }
 }
 
@@ -160,7 +168,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
   const backgroundErrors: unknown[] = [];
 
   beforeAll(() => {
-    alpha = new RecordingAcquirer(new SimulatedAlphaAcquirer(svc.core.merchants));
+    alpha = new RecordingAcquirer(simulatedAlpha(svc.core.merchants));
     const uow = new PostgresUnitOfWork(svc.db.knex);
     const payments = createPayments({
       uow,
@@ -169,7 +177,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       clock: { now: () => new Date(Date.now() + offsetMs) },
       merchants: svc.core.merchants,
       testCards: svc.core.merchants,
-      testRoutes: { primary: alpha, alternative: new SimulatedBetaAcquirer(svc.core.merchants) },
+      testRoutes: { primary: alpha, alternative: simulatedBeta(svc.core.merchants) },
       liveRoutes: undefined,
       velocity: DEFAULT_VELOCITY_LIMITS,
       onBackgroundError: (err) => backgroundErrors.push(err),

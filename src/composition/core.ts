@@ -72,8 +72,7 @@ import { PostgresPaymentRepository } from '../modules/payment/adapters/postgres/
 import { PostgresUnitOfWork } from '../kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { PostgresObjectModes } from '../kernel/adapters/postgres/postgres-object-modes.ts';
 import { PostgresOrderCreationStore } from '../modules/order/adapters/postgres/postgres-order-creation-store.ts';
-import { SimulatedAlphaAcquirer } from '../modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
-import { SimulatedBetaAcquirer } from '../modules/payment/adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
+import { simulatedAlpha, simulatedBeta } from '../modules/payment/adapters/simulator/simulated-routes.ts';
 import { systemClock } from '../kernel/adapters/node/system-clock.ts';
 import { cryptoIdGenerator } from '../kernel/adapters/node/crypto-id-generator.ts';
 import type { Clock } from '../kernel/ports/clock.port.ts';
@@ -198,7 +197,7 @@ export function createCore(options: CoreOptions): Core {
     clock,
     merchants,
     testCards: merchants,
-    testRoutes: { primary: new SimulatedAlphaAcquirer(merchants), alternative: new SimulatedBetaAcquirer(merchants) },
+    testRoutes: { primary: simulatedAlpha(merchants), alternative: simulatedBeta(merchants) },
     liveRoutes: undefined,
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,

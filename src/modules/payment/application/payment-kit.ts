@@ -177,8 +177,9 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
         const processor = processors.get(leg.route);
         if (!processor || !leg.processorRef) return;
         try {
-          const released = await processor.void(leg.processorRef);
-          if (released.kind === 'declined') throw new Error(`void of ${leg.id} on ${leg.route} declined: ${released.declineCode}`);
+          // Pending (accepted, answered later) is fine: nothing more to do from here.
+          const released = await processor.void(leg.processorRef, `${leg.id}/void`);
+          if (released.kind === 'failed') throw new Error(`void of ${leg.id} on ${leg.route} failed: ${released.declineCode} (${released.processorCode})`);
         } catch (err) {
           deps.onBackgroundError(err);
         }
@@ -259,7 +260,9 @@ export function createPaymentKit(deps: PaymentDeps): PaymentKit {
     try {
       if (!processor || !leg.processorRef) throw new Error(`attempt ${leg.id} cannot be reversed: no route ${leg.route} or no processor reference`);
       const undone = await processor.reverse(leg.processorRef, pending.payment.amount, `${leg.id}/${leg.processorRef}`);
-      if (undone.kind === 'declined') throw new Error(`reversal of ${leg.id} on ${leg.route} declined: ${undone.declineCode}`);
+      if (undone.kind === 'failed') throw new Error(`reversal of ${leg.id} on ${leg.route} failed: ${undone.declineCode} (${undone.processorCode})`);
+      // Accepted but not yet done: the reversal stays pending and the sweep asks again (same reference, no second reversal).
+      if (undone.kind === 'pending') return false;
     } catch (err) {
       deps.onBackgroundError(err);
       return false;
