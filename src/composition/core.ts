@@ -73,6 +73,7 @@ import { PostgresUnitOfWork } from '../kernel/adapters/postgres/postgres-unit-of
 import { PostgresObjectModes } from '../kernel/adapters/postgres/postgres-object-modes.ts';
 import { PostgresOrderCreationStore } from '../modules/order/adapters/postgres/postgres-order-creation-store.ts';
 import { simulatedAlpha, simulatedBeta } from '../modules/payment/adapters/simulator/simulated-routes.ts';
+import { createSimulatedIssuerPages, type SimulatedIssuerPages } from '../modules/payment/adapters/simulator/simulated-issuer-pages.ts';
 import { systemClock } from '../kernel/adapters/node/system-clock.ts';
 import { cryptoIdGenerator } from '../kernel/adapters/node/crypto-id-generator.ts';
 import type { Clock } from '../kernel/ports/clock.port.ts';
@@ -149,6 +150,8 @@ export interface Core {
   readonly disputes: { readonly sweep: SweepDisputes };
   /** Captures a stopped process left between the acquirer and the record, for the sweeper. */
   readonly captures: Pick<CaptureOrder, 'completeStale'>;
+  /** The simulated routes' issuer page (test mode's 3-D Secure), served by the gateway. */
+  readonly simulatedIssuer: SimulatedIssuerPages;
   /** Re-wraps the vault's data keys under the active KEK (`checkout keys rotate`). */
   readonly rotateVaultKeys: RotateVaultKeys;
   /** Subscriptions' charges, for the biller worker (and the tests). */
@@ -190,6 +193,7 @@ export function createCore(options: CoreOptions): Core {
     ids,
     clock,
   });
+  const testRoutes = { primary: simulatedAlpha(merchants), alternative: simulatedBeta(merchants) };
   const paymentDeps = {
     uow,
     reads: { orders, payments: paymentStore },
@@ -197,7 +201,7 @@ export function createCore(options: CoreOptions): Core {
     clock,
     merchants,
     testCards: merchants,
-    testRoutes: { primary: simulatedAlpha(merchants), alternative: simulatedBeta(merchants) },
+    testRoutes,
     liveRoutes: undefined,
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
@@ -339,6 +343,7 @@ export function createCore(options: CoreOptions): Core {
     payoutRuns,
     disputes: { sweep: sweepDisputes },
     captures: captureOrder,
+    simulatedIssuer: createSimulatedIssuerPages([testRoutes.primary, testRoutes.alternative]),
     rotateVaultKeys: createRotateVaultKeys({ keys: keyRing, store: new PostgresVaultKeys(options.knex) }),
     billing,
     testClocks,

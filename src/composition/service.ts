@@ -161,6 +161,7 @@ async function serveOn(
     http = await serveHttp(config, routes, readiness, () => undefined, {
       loggerInstance: logger,
       metrics: metrics && { http: metrics, exposition: metrics, token: config.metrics.token },
+      simulatedIssuer: core.simulatedIssuer,
     });
   } catch (err) {
     await events.close();

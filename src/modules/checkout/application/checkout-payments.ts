@@ -34,8 +34,14 @@ export interface CheckoutPayments {
   pay(checkoutId: string, credential: CheckoutCredential, submissionId: string, instrument: PaymentInstrument, client: PaymentClient, saveCard?: boolean): Promise<PaymentResult>;
   /** Pays with one of the order's customer's saved cards (one click); idempotent per submission id. */
   paySaved(checkoutId: string, credential: CheckoutCredential, submissionId: string, cardId: string, client: PaymentClient): Promise<PaymentResult>;
-  /** Completes or abandons a pending 3-D Secure challenge. */
+  /** Completes (with the code typed in an app) or abandons a pending 3-D Secure challenge. */
   authenticate(checkoutId: string, credential: CheckoutCredential, attemptId: string, answer: { code: string } | { abandon: true }): Promise<PaymentResult>;
+  /**
+   * Completes a challenge the customer was redirected for, from the return leg's parameters. No
+   * credential: the customer's browser comes back from the issuer without the page's token; the
+   * processor verifies the parameters, and only the attempt waiting for them is completed.
+   */
+  completeRedirect(checkoutId: string, attemptId: string, returnParams: Readonly<Record<string, string>>): Promise<PaymentResult>;
 }
 
 /**
@@ -99,6 +105,9 @@ export function createCheckoutPayments(payments: Payments, vault?: { readonly ca
     async authenticate(checkoutId, credential, attemptId, answer) {
       // A card its payment was asked to save is saved (or dropped) by the engine, with that payment's own end.
       return asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: authorized(credential), attemptId, answer }));
+    },
+    async completeRedirect(checkoutId, attemptId, returnParams) {
+      return asResult(await payments.authenticate({ orderId: orderIdOfCheckout(checkoutId), authorize: () => undefined, attemptId, answer: { returnParams } }));
     },
   };
 }

@@ -4,6 +4,7 @@ import type {
   CheckoutService} from '../../../gen/checkout/v1/checkout_pb.ts';
 import {
   CompleteAuthenticationResponseSchema,
+  CompleteRedirectResponseSchema,
   GetCheckoutResponseSchema,
   SubmitCardPaymentResponseSchema,
   SubmitWalletPaymentResponseSchema,
@@ -77,6 +78,11 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
     completeAuthentication: async (req, ctx) => {
       const result = await deps.engine.authenticate(req.checkoutId, await required(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
       return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(result) });
+    },
+    completeRedirect: async (req) => {
+      // The return leg carries no credential: the processor verifies what it sent back (see CompleteRedirect).
+      const result = await deps.engine.completeRedirect(req.checkoutId, req.attemptId, req.params);
+      return create(CompleteRedirectResponseSchema, { outcome: outcomeToProto(result) });
     },
     submitWalletPayment: async (req, ctx) => {
       const result = await deps.engine.pay(req.checkoutId, await required(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
