@@ -187,13 +187,13 @@ export function createCore(options: CoreOptions): Core {
   const vault = createCardVaultUseCases({
     keys: keyRing,
     reads: cardReads,
-    routesOf: (livemode) => payments.parts.routes.routesOf(livemode),
+    routesIn: (tx, scope) => payments.parts.routes.routesIn(tx, scope.merchantId, scope.livemode),
     testCards: merchants,
     onBackgroundError: options.onInternalError,
     ids,
     clock,
   });
-  const testRoutes = { primary: simulatedAlpha(merchants), alternative: simulatedBeta(merchants) };
+  const simulated = [simulatedAlpha(merchants), simulatedBeta(merchants)];
   const paymentDeps = {
     uow,
     reads: { orders, payments: paymentStore },
@@ -201,8 +201,8 @@ export function createCore(options: CoreOptions): Core {
     clock,
     merchants,
     testCards: merchants,
-    testRoutes,
-    liveRoutes: undefined,
+    // Test mode's default routes, in order: simulated_alpha, then simulated_beta on a soft decline. No live processor yet.
+    processors: { test: simulated, live: [] },
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
     metrics: options.metrics,
@@ -352,7 +352,7 @@ export function createCore(options: CoreOptions): Core {
     payoutRuns,
     disputes: { sweep: sweepDisputes },
     captures: captureOrder,
-    simulatedIssuer: createSimulatedIssuerPages([testRoutes.primary, testRoutes.alternative]),
+    simulatedIssuer: createSimulatedIssuerPages(simulated),
     rotateVaultKeys: createRotateVaultKeys({ keys: keyRing, store: new PostgresVaultKeys(options.knex) }),
     billing,
     testClocks,

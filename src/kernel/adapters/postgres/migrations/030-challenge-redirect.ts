@@ -9,7 +9,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE payment_attempts ADD COLUMN challenge_redirect jsonb');
 }
 
-/** Reverts 029. */
+/** Reverts 030. */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE payment_attempts DROP COLUMN IF EXISTS challenge_redirect');
 }
