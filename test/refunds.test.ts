@@ -9,7 +9,7 @@ import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { postgresScope } from '../src/composition/modules.ts';
-import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
+import { SimulatedProcessor } from '../src/modules/payment/adapters/simulator/simulated-processor.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -286,15 +286,15 @@ describe('refunds in another currency, and an acquirer that does not answer', ()
 
   it('answers pending when the acquirer fails, holds the amount, and the sweeper settles it later', async () => {
     const id = await paidOrder({ reference: 'acquirer-down' });
-    const original = SimulatedAlphaAcquirer.prototype.refund;
-    SimulatedAlphaAcquirer.prototype.refund = async () => {
+    const original = SimulatedProcessor.prototype.refund;
+    SimulatedProcessor.prototype.refund = async () => {
       throw new Error('acquirer timed out');
     };
     let res;
     try {
       res = await refund(id, { amount: 500, reason: 'other' });
     } finally {
-      SimulatedAlphaAcquirer.prototype.refund = original;
+      SimulatedProcessor.prototype.refund = original;
     }
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ status: 'pending', amount: 500 });

@@ -23,6 +23,7 @@ import type { MerchantRepository } from '../modules/merchant/ports/merchant-repo
 import { orderStores, wireOrder } from '../modules/order/module.ts';
 import { wirePayment } from '../modules/payment/module.ts';
 import type { Payments } from '../modules/payment/application/payments.ts';
+import type { SimulatedIssuerPages } from '../modules/payment/adapters/simulator/simulated-issuer-pages.ts';
 import type { VelocityLimits } from '../modules/payment/domain/velocity.ts';
 import { wireCheckout } from '../modules/checkout/module.ts';
 import { createCaptureOrder, type CaptureOrder } from '../modules/capture/application/capture-order.ts';
@@ -103,6 +104,8 @@ export interface Core {
   readonly disputes: { readonly sweep: SweepDisputes };
   /** Captures a stopped process left between the acquirer and the record, for the sweeper. */
   readonly captures: Pick<CaptureOrder, 'completeStale'>;
+  /** The simulated routes' issuer page (test mode's 3-D Secure), served by the gateway. */
+  readonly simulatedIssuer: SimulatedIssuerPages;
   /** Re-wraps the vault's data keys under the active KEK (`checkout keys rotate`). */
   readonly rotateVaultKeys: RotateVaultKeys;
   /** Subscriptions' charges, for the biller worker (and the tests). */
@@ -187,6 +190,7 @@ export function createCore(options: CoreOptions): Core {
     payoutRuns: payout.payoutRuns,
     disputes: { sweep: dispute.sweep },
     captures: captureOrder,
+    simulatedIssuer: payment.simulatedIssuer,
     rotateVaultKeys: customer.rotateVaultKeys,
     billing: subscription.billing,
     testClocks: subscription.testClocks,

@@ -3,8 +3,8 @@ import { PostgresPaymentRouteRepository } from './adapters/postgres/postgres-pay
 import { PAYMENT_ERRORS } from './errors.ts';
 import type { PaymentScope } from './ports/payment-scope.port.ts';
 import type { ModuleManifest } from '../../kernel/module-manifest.ts';
-import { SimulatedAlphaAcquirer } from './adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
-import { SimulatedBetaAcquirer } from './adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
+import { simulatedAlpha, simulatedBeta } from './adapters/simulator/simulated-routes.ts';
+import { createSimulatedIssuerPages, type SimulatedIssuerPages } from './adapters/simulator/simulated-issuer-pages.ts';
 import { createPayments, type Payments } from './application/payments.ts';
 import type { PayOrder } from './application/pay-order.ts';
 import { DEFAULT_VELOCITY_LIMITS, type VelocityLimits } from './domain/velocity.ts';
@@ -33,6 +33,8 @@ export interface PaymentWiring {
   readonly reads: PaymentRepository;
   /** The payment engine at another clock's time: a test clock's, for the subscriptions on it. */
   readonly payOrderAt: (at: Clock) => PayOrder;
+  /** The simulated routes' issuer page (test mode's 3-D Secure), served by the gateway. */
+  readonly simulatedIssuer: SimulatedIssuerPages;
 }
 
 /** Wires the payment engine over Postgres and the simulated acquirers (test mode's default routes; live mode has no processor yet). */
@@ -48,6 +50,7 @@ export function wirePayment(
 ): PaymentWiring {
   const { clock } = context;
   const reads = new PostgresPaymentRepository(context.knex);
+  const simulated = [simulatedAlpha(deps.merchants), simulatedBeta(deps.merchants)];
   const paymentDeps = {
     uow: context.uow,
     reads: { orders: deps.orders, payments: reads },
@@ -56,7 +59,7 @@ export function wirePayment(
     merchants: deps.merchants,
     testCards: deps.merchants,
     // Test mode's default routes, in order: simulated_alpha, then simulated_beta on a soft decline. No live processor yet.
-    processors: { test: [new SimulatedAlphaAcquirer(deps.merchants), new SimulatedBetaAcquirer(deps.merchants)], live: [] },
+    processors: { test: simulated, live: [] },
     velocity: deps.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: context.onInternalError,
     metrics: context.metrics,
@@ -66,6 +69,7 @@ export function wirePayment(
   return {
     payments,
     reads,
+    simulatedIssuer: createSimulatedIssuerPages(simulated),
     payOrderAt: (at) => (at === clock ? payments.payOrder : createPayments({ ...paymentDeps, clock: at }).payOrder),
   };
 }
