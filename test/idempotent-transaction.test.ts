@@ -8,7 +8,7 @@ import { postgresScope } from '../src/composition/modules.ts';
 import { createIdempotent, type Idempotent } from '../src/kernel/application/idempotent.ts';
 import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
 import { ENDPOINT_ID_PREFIX } from '../src/modules/webhook/domain/webhook-endpoint.entity.ts';
-import type { Scope } from '../src/modules/merchant/domain/caller.ts';
+import type { Scope } from '../src/kernel/domain/caller.ts';
 import type { TransactionScope } from '../src/kernel/ports/unit-of-work.port.ts';
 import { ReplayEventsRequestSchema, ReplayEventsResponseSchema, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { startTestService, type TestService } from './support/service.ts';

@@ -2,7 +2,7 @@ import { ApplicationError } from './application-error.ts';
 import { createHash } from 'node:crypto';
 import { fromJson, toBinary, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
-import type { Scope } from '../../modules/merchant/domain/caller.ts';
+import type { Scope } from '../domain/caller.ts';
 import type { AfterCommit, TransactionScope, UnitOfWork } from '../ports/unit-of-work.port.ts';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
 

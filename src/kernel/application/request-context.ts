@@ -1,5 +1,5 @@
 import { createContextKey } from '@connectrpc/connect';
-import type { Caller } from '../../modules/merchant/domain/caller.ts';
+import type { Caller } from '../domain/caller.ts';
 
 /**
  * The network address of the client that made a call, as the gateway saw it

@@ -1,5 +1,5 @@
 import type { Order } from '../../modules/order/domain/order.entity.ts';
-import type { Scope } from '../../modules/merchant/domain/caller.ts';
+import type { Scope } from '../domain/caller.ts';
 
 /** A remembered request: what was asked under a key and what was answered. */
 export interface IdempotencyRecord {

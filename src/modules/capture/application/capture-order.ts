@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { planCapture } from '../../order/domain/capture.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
 import { markCaptured } from '../../payment/domain/payment.entity.ts';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Order } from '../../order/domain/order.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 
 /** Header carrying the checkout page's token on state-changing calls. */

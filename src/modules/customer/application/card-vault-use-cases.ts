@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { Card } from '../../payment/domain/card.ts';
 import { DECLINES } from '../../payment/domain/decline-code.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';

@@ -1,4 +1,4 @@
-import type { Caller } from '../../merchant/domain/caller.ts';
+import type { Caller } from '../../../kernel/domain/caller.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
 import { invalid } from '../../../kernel/domain/domain-error.ts';
 import type { CustomerRepository } from '../ports/customer-repository.port.ts';

@@ -23,7 +23,7 @@ import {
   type VaultCardDetails,
 } from '../../../gen/checkout/v1/customer_pb.ts';
 import { CUSTOMER_ID_PREFIX, newCustomer, parseCustomerFields, updateCustomer, type Customer } from '../domain/customer.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { parseCard, type Card } from '../../payment/domain/card.ts';
 import { invalid } from '../../../kernel/domain/domain-error.ts';
 import type { CustomerRepository } from '../ports/customer-repository.port.ts';

@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { CardToken, SavedCard } from '../domain/saved-card.ts';
 import type { SealedSecret, WrappedKey } from '../../../kernel/ports/key-ring.port.ts';
 

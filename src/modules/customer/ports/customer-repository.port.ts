@@ -1,5 +1,5 @@
 import type { Customer } from '../domain/customer.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 
 /** One page of customers, newest first. */
 export interface CustomerPage {

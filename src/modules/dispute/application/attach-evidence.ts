@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { mergeEvidence, NO_MERCHANT_EVIDENCE, type Evidence, type EvidenceUpdate } from '../domain/evidence.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';

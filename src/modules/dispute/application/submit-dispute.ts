@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { submitDispute, type Dispute } from '../domain/dispute.entity.ts';
 import type { EvidenceUpdate } from '../domain/evidence.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';

@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { Dispute } from '../domain/dispute.entity.ts';
 
 /** A page of disputes, newest first. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HandlerContext } from '@connectrpc/connect';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 import type { DomainEvent } from '../domain/domain-event.ts';
-import type { Caller } from '../../merchant/domain/caller.ts';
+import type { Caller } from '../../../kernel/domain/caller.ts';
 import { createEventService, DEFAULT_LISTEN_LIMITS, type EventServiceDeps } from './event-service.ts';
 
 const shop = (merchantId: string): Caller => ({ keyId: `key_${merchantId}`, merchantId, livemode: false, keyKind: 'secret', checkoutHost: 'checkout.test' });

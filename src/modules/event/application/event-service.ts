@@ -12,7 +12,7 @@ import {
   type ListenEventsResponse,
 } from '../../../gen/checkout/v1/webhook_pb.ts';
 import type { DomainEvent } from '../domain/domain-event.ts';
-import type { Caller, Scope } from '../../merchant/domain/caller.ts';
+import type { Caller, Scope } from '../../../kernel/domain/caller.ts';
 import { webhookBody } from '../../webhook/domain/webhook-body.ts';
 import type { Clock } from '../../../kernel/ports/clock.port.ts';
 import type { EventLog } from '../ports/event-log.port.ts';

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../domain/domain-event.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 
 /** Filters of the event log. */
 export interface EventQuery {

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../domain/domain-event.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 
 /** A running consumption; stop() waits for the event in hand. */
 export interface Consumption {

@@ -1,4 +1,5 @@
-import type { KeyKind, ParsedApiKey } from '../domain/api-key.ts';
+import type { KeyKind } from '../../../kernel/domain/caller.ts';
+import type { ParsedApiKey } from '../domain/api-key.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 
 

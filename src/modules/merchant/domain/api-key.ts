@@ -1,5 +1,4 @@
-/** Which kind of key: secret keys call the API, publishable keys only the checkout. */
-export type KeyKind = 'secret' | 'publishable';
+import type { KeyKind } from '../../../kernel/domain/caller.ts';
 
 /** The parts of an API key that its text alone tells. */
 export interface ParsedApiKey {

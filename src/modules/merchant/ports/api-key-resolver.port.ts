@@ -1,4 +1,4 @@
-import type { Caller } from '../domain/caller.ts';
+import type { Caller } from '../../../kernel/domain/caller.ts';
 
 /** Resolves an API key to the merchant and mode it stands for. */
 export interface ApiKeyResolver {

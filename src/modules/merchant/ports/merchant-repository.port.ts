@@ -1,5 +1,5 @@
 import type { SealedSecret } from '../../../kernel/ports/key-ring.port.ts';
-import type { KeyKind } from '../domain/api-key.ts';
+import type { KeyKind } from '../../../kernel/domain/caller.ts';
 import type { PaymentMethod } from '../../payment/domain/payment-attempt.entity.ts';
 import type { TestCard } from '../../payment/domain/test-card.ts';
 

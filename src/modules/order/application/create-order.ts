@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { createOrder, validateCreateOrder, type CreateOrderCommand } from '../domain/create-order.ts';
 import { EVENT_ID_PREFIX } from '../../event/domain/domain-event.ts';
 import { ORDER_ID_PREFIX, type Order } from '../domain/order.entity.ts';
-import type { Caller } from '../../merchant/domain/caller.ts';
+import type { Caller } from '../../../kernel/domain/caller.ts';
 import type { Clock } from '../../../kernel/ports/clock.port.ts';
 import type { IdGenerator } from '../../../kernel/ports/id-generator.port.ts';
 import type { OrderCreationStore } from '../ports/order-creation-store.port.ts';

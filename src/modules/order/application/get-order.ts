@@ -1,7 +1,7 @@
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 import type { Order } from '../domain/order.entity.ts';
 import type { PaymentAttempt } from '../../payment/domain/payment-attempt.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
 import type { PaymentRepository } from '../../payment/ports/payment-repository.port.ts';
 import type { Refund } from '../../refund/domain/refund.entity.ts';

@@ -1,5 +1,5 @@
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { OrderRepository } from '../ports/order-repository.port.ts';
 import type { RefundRepository } from '../../refund/ports/refund-repository.port.ts';
 import type { PaymentRepository } from '../../payment/ports/payment-repository.port.ts';

@@ -1,5 +1,5 @@
 import type { Order } from '../domain/order.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 
 /** A page of orders, newest first. */
 export interface OrderPage {

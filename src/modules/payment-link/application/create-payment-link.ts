@@ -1,4 +1,4 @@
-import type { Caller } from '../../merchant/domain/caller.ts';
+import type { Caller } from '../../../kernel/domain/caller.ts';
 import { createPaymentLink, validateCreatePaymentLink, type CreatePaymentLinkCommand } from '../domain/create-payment-link.ts';
 import { PAYMENT_LINK_ID_PREFIX, type PaymentLink } from '../domain/payment-link.entity.ts';
 import type { Clock } from '../../../kernel/ports/clock.port.ts';

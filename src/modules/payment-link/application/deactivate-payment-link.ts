@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { deactivate, type PaymentLink } from '../domain/payment-link.entity.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';

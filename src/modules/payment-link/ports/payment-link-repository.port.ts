@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { PaymentLink } from '../domain/payment-link.entity.ts';
 
 /** A page of payment links, newest first. */

@@ -1,6 +1,6 @@
 import type { Order } from '../../order/domain/order.entity.ts';
 import { takesPayment } from '../../order/domain/order-transitions.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { isInFlight } from '../domain/attempt-policy.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
 import type { AfterCommit, TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';

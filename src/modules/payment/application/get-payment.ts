@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { PaymentRecord } from '../domain/payment.entity.ts';
 import type { PaymentRepository } from '../ports/payment-repository.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';

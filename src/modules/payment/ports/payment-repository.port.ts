@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { PaymentAttempt } from '../domain/payment-attempt.entity.ts';
 import type { PaymentChange, PaymentRecord } from '../domain/payment.entity.ts';
 import type { AttemptTally } from '../domain/velocity.ts';

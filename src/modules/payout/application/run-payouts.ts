@@ -1,5 +1,5 @@
 import { EVENT_ID_PREFIX } from '../../event/domain/domain-event.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { payoutFailurePosting, payoutPaidPosting } from '../../ledger/domain/postings.ts';
 import {
   arrivePayout,

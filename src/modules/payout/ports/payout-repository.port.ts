@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { Payout, PayoutItem, PayoutOrder, PayoutStatus } from '../domain/payout.entity.ts';
 
 /** What one payout run takes. */

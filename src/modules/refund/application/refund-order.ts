@@ -1,6 +1,6 @@
 import { isPaid, noteRefund } from '../../order/domain/order-transitions.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { refundPosting } from '../../ledger/domain/postings.ts';
 import { planRefund, REFUND_ID_PREFIX, type Refund, type RefundCommand } from '../domain/refund.entity.ts';
 import type { RefundRepository } from '../ports/refund-repository.port.ts';

@@ -28,7 +28,7 @@ import {
   type TestClockService,
 } from '../../../gen/checkout/v1/subscription_pb.ts';
 import { EVENT_ID_PREFIX } from '../../event/domain/domain-event.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { validateCreateOrder } from '../../order/domain/create-order.ts';
 import { invalid } from '../../../kernel/domain/domain-error.ts';
 import { parseSchedule } from '../domain/schedule.ts';

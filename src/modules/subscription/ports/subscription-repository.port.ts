@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { Subscription } from '../domain/subscription.entity.ts';
 import type { BillingInterval, TestClock } from '../domain/test-clock.ts';
 

@@ -1,6 +1,6 @@
 import { holdForReversal, markReversed } from '../../payment/domain/payment.entity.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
 import type { PaymentChange } from '../../payment/domain/payment.entity.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';

@@ -17,7 +17,7 @@ import {
   UpdateWebhookEndpointResponseSchema,
   type WebhookEndpointService,
 } from '../../../gen/checkout/v1/webhook_pb.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import { DomainError, invalid } from '../../../kernel/domain/domain-error.ts';
 import { parseText } from '../../../kernel/domain/text.ts';
 import { ENDPOINT_ID_PREFIX, MAX_ENDPOINTS_PER_MODE, parseEnabledEvents, parseEndpointUrl, type WebhookEndpoint } from '../domain/webhook-endpoint.entity.ts';

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../event/domain/domain-event.ts';
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { SigningSecretRecord } from './webhook-endpoint-repository.port.ts';
 
 /** A delivery taken off the queue under a lease, with what sending it needs. */

@@ -1,4 +1,4 @@
-import type { Scope } from '../../merchant/domain/caller.ts';
+import type { Scope } from '../../../kernel/domain/caller.ts';
 import type { DisabledReason, WebhookEndpoint } from '../domain/webhook-endpoint.entity.ts';
 import type { SealedSecret } from '../../../kernel/ports/key-ring.port.ts';
 

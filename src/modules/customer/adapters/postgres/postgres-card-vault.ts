@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { CardBrand } from '../../../payment/domain/card.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { CardToken, SavedCard } from '../../domain/saved-card.ts';
 import type { CardVault, HeldFor, SealedCard, StoredKey, VaultKeys } from '../../ports/card-vault.port.ts';
 import type { SealedSecret, WrappedKey } from '../../../../kernel/ports/key-ring.port.ts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Customer } from '../../domain/customer.entity.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { CustomerPage, CustomerRepository } from '../../ports/customer-repository.port.ts';
 import { UnknownCursorError } from '../../../../kernel/ports/errors.ts';
 import { translateErrors } from '../../../../kernel/adapters/postgres/database.ts';

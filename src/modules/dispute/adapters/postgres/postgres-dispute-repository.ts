@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { Dispute, DisputeReason, DisputeSource, DisputeStatus, MerchantBalance } from '../../domain/dispute.entity.ts';
 import type { Evidence } from '../../domain/evidence.ts';
 import { evidenceJson } from '../../domain/evidence.ts';

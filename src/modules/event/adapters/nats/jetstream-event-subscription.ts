@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, nanos, type NatsConnection } from 'nats';
 import type { DomainEvent } from '../../domain/domain-event.ts';
 import { eventFromJson } from '../../domain/event-json.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { Consumption, EventFeed, EventSubscription, ReceivedEvent, Settlement } from '../../ports/event-subscription.port.ts';
 import { ownerOf, StreamConflictError, type StreamOptions } from './jetstream.ts';
 import { ServiceUnavailableError } from '../../../../kernel/ports/errors.ts';

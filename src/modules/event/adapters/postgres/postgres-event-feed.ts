@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DomainEvent } from '../../domain/domain-event.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { EventFeed } from '../../ports/event-subscription.port.ts';
 import { translateErrors } from '../../../../kernel/adapters/postgres/database.ts';
 import { rowToEvent, type EventRow } from './postgres-event-outbox.ts';

@@ -1,7 +1,7 @@
 import { UnknownCursorError } from '../../../../kernel/ports/errors.ts';
 import type { Knex } from 'knex';
 import type { DomainEvent } from '../../domain/domain-event.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { EventLog, EventQuery } from '../../ports/event-log.port.ts';
 import { translateErrors } from '../../../../kernel/adapters/postgres/database.ts';
 import { rowToEvent, type EventRow } from './postgres-event-outbox.ts';

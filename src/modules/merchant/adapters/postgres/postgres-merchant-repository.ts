@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Caller } from '../../domain/caller.ts';
+import type { Caller } from '../../../../kernel/domain/caller.ts';
 import type { PaymentMethod } from '../../../payment/domain/payment-attempt.entity.ts';
 import type { TestCard, TestCardBehaviour } from '../../../payment/domain/test-card.ts';
 import type { ApiKeyResolver } from '../../ports/api-key-resolver.port.ts';

@@ -1,7 +1,7 @@
 import { ConflictError, UnknownCursorError } from '../../../../kernel/ports/errors.ts';
 import type { Knex } from 'knex';
 import type { Order } from '../../domain/order.entity.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { OrderListQuery, OrderPage, OrderRepository } from '../../ports/order-repository.port.ts';
 import { translateErrors } from '../../../../kernel/adapters/postgres/database.ts';
 import { rowToOrder, type OrderRow } from './order-row.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { PaymentLink, PaymentLinkType } from '../../domain/payment-link.entity.ts';
 import type { PaymentLinkPage, PaymentLinkRepository } from '../../ports/payment-link-repository.port.ts';
 import { ConflictError, UnknownCursorError } from '../../../../kernel/ports/errors.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { CardBrand } from '../../domain/card.ts';
 import type { DeclineCode } from '../../domain/decline-code.ts';
 import type { AttemptStatus, AuthenticationResult, CancellationReason, ChallengeRedirect, PaymentAttempt, PaymentMethod } from '../../domain/payment-attempt.entity.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import { maskIban, type Payout, type PayoutItem, type PayoutItemType, type PayoutOrder, type PayoutStatus } from '../../domain/payout.entity.ts';
 import type { PayoutBatcher, PayoutPageQuery, PayoutReader, PayoutRepository, PayoutRun } from '../../ports/payout-repository.port.ts';
 import { UnknownCursorError } from '../../../../kernel/ports/errors.ts';

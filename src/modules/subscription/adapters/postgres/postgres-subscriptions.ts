@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { LineItem } from '../../../order/domain/order.entity.ts';
 import type { Interval } from '../../domain/schedule.ts';
 import type { AfterFailedRetries, CancellationReason, Subscription, SubscriptionStatus } from '../../domain/subscription.entity.ts';

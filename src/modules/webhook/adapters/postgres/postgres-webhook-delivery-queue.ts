@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DomainEvent } from '../../../event/domain/domain-event.ts';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import { webhookBody } from '../../domain/webhook-body.ts';
 import type { AttemptRecord, ClaimedDelivery, DeliveryAttemptView, WebhookDeliveryQueue } from '../../ports/webhook-delivery-queue.port.ts';
 import { translateErrors } from '../../../../kernel/adapters/postgres/database.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from '../../../merchant/domain/caller.ts';
+import type { Scope } from '../../../../kernel/domain/caller.ts';
 import type { DisabledReason, WebhookEndpoint } from '../../domain/webhook-endpoint.entity.ts';
 import type { EndpointChanges, SigningSecretRecord, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.port.ts';
 import type { SealedSecret } from '../../../../kernel/ports/key-ring.port.ts';

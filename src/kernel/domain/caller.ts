@@ -1,4 +1,5 @@
-import type { KeyKind } from './api-key.ts';
+/** Which kind of key: secret keys call the API, publishable keys only the checkout. */
+export type KeyKind = 'secret' | 'publishable';
 
 /** Who is calling: the merchant and mode a verified API key stands for. */
 export interface Caller {
