@@ -8,7 +8,7 @@ import type { SweepDisputes } from '../modules/dispute/application/sweep-dispute
 import type { Knex } from 'knex';
 import type { Config, ConnectedConfig } from './config.ts';
 import { createDatabase } from '../kernel/adapters/postgres/database.ts';
-import { purgeExpiredIdempotencyKeys } from '../kernel/adapters/postgres/postgres-idempotency-store.ts';
+import { purgeExpiredIdempotencyKeys } from '../kernel/adapters/postgres/postgres-request-ledger.ts';
 import { purgeIdleRateLimitBuckets } from '../modules/merchant/adapters/postgres/postgres-rate-limiter.ts';
 import { purgeEndedAuthFailureWindows } from '../modules/merchant/adapters/postgres/postgres-auth-failure-limiter.ts';
 import { PostgresWebhookDeliveryQueue } from '../modules/webhook/adapters/postgres/postgres-webhook-delivery-queue.ts';

@@ -1,7 +1,7 @@
-import { PostgresRequestLedger } from './adapters/postgres/postgres-idempotency-store.ts';
+import { PostgresRequestLedger } from './adapters/postgres/postgres-request-ledger.ts';
 import { KERNEL_ERRORS } from './application/connect-errors.ts';
 import type { ModuleManifest } from './module-manifest.ts';
-import type { RequestLedger } from './ports/idempotency-store.port.ts';
+import type { RequestLedger } from './ports/request-ledger.port.ts';
 
 /** The kernel's parts: the idempotency keys' ledger in every transaction, and the kernel's own error codes. */
 export const KERNEL_MODULE = {

@@ -1,4 +1,4 @@
-import type { RequestLedger } from './idempotency-store.port.ts';
+import type { RequestLedger } from './request-ledger.port.ts';
 
 /**
  * The repositories bound to one transaction: what a use case changes, and

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../event/domain/domain-event.ts';
 import type { Caller } from '../../../kernel/domain/caller.ts';
 import type { Order } from '../domain/order.entity.ts';
-import type { ClaimResult, IdempotencyRecord } from '../../../kernel/ports/idempotency-store.port.ts';
+import type { ClaimResult, IdempotencyRecord } from '../ports/order-idempotency.port.ts';
 import type { OrderCreationStore } from '../ports/order-creation-store.port.ts';
 import { createCreateOrder } from './create-order.ts';
 

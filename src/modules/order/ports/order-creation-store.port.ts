@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../../event/domain/domain-event.ts';
 import type { Order } from '../domain/order.entity.ts';
-import type { ClaimResult, IdempotencyRecord } from '../../../kernel/ports/idempotency-store.port.ts';
+import type { ClaimResult, IdempotencyRecord } from './order-idempotency.port.ts';
 
 /**
  * Writes a new order, its order.created event and (when the request carried

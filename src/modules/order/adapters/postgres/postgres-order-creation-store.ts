@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import type { DomainEvent } from '../../../event/domain/domain-event.ts';
 import type { Order } from '../../domain/order.entity.ts';
-import type { ClaimResult, IdempotencyRecord } from '../../../../kernel/ports/idempotency-store.port.ts';
+import type { ClaimResult, IdempotencyRecord } from '../../ports/order-idempotency.port.ts';
 import type { OrderCreationStore } from '../../ports/order-creation-store.port.ts';
 import { namedStatementsAllowed, translateErrors } from '../../../../kernel/adapters/postgres/database.ts';
-import { PostgresIdempotencyStore } from '../../../../kernel/adapters/postgres/postgres-idempotency-store.ts';
+import { PostgresIdempotencyStore } from './postgres-idempotency-store.ts';
 import { eventToRow } from '../../../event/adapters/postgres/postgres-event-outbox.ts';
 import { orderToRow } from './order-row.ts';
 
