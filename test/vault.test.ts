@@ -11,7 +11,7 @@ import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { createAesGcmKeyRing } from '../src/kernel/adapters/crypto/aes-gcm-key-ring.ts';
-import { luhnValid } from '../src/modules/payment/domain/card.ts';
+import { luhnValid } from '../src/kernel/domain/card-number-mask.ts';
 import { PostgresWebhookEndpointRepository } from '../src/modules/webhook/adapters/postgres/postgres-webhook-endpoint-repository.ts';
 import { createSigningSecrets } from '../src/modules/webhook/application/signing-secrets.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';

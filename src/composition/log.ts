@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { maskCardNumbers } from '../modules/payment/domain/card.ts';
+import { maskCardNumbers } from '../kernel/domain/card-number-mask.ts';
 
 /** Fields of a log line beside its message: ids (event_id, endpoint_id, …), never card data or secrets. */
 export type LogFields = Readonly<Record<string, unknown>>;

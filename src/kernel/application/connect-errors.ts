@@ -1,4 +1,4 @@
-import { maskCardNumbers } from '../../modules/payment/domain/card.ts';
+import { maskCardNumbers } from '../domain/card-number-mask.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { ErrorDetailSchema } from '../../gen/checkout/v1/errors_pb.ts';

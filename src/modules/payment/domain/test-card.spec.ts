@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { brandOf, luhnValid } from './card.ts';
+import { luhnValid } from '../../../kernel/domain/card-number-mask.ts';
+import { brandOf } from './card.ts';
 import { issueTestCards, type TestCardBehaviour } from './test-card.ts';
 
 /** A deterministic digit source: a linear congruential generator from a seed. */
