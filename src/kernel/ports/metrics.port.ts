@@ -1,5 +1,3 @@
-import type { DeclineCode } from '../../modules/payment/domain/decline-code.ts';
-
 /**
  * How one payment attempt (one leg, on one route) ended. Every field is of a
  * closed, small set: no order, merchant or attempt ids reach a metric.
@@ -11,8 +9,8 @@ export interface PaymentAttemptOutcome {
   readonly route: string;
   /** reversed: approved, but the order could no longer take it (paid or expired meanwhile), so it was given back. */
   readonly outcome: 'succeeded' | 'authorized' | 'declined' | 'reversed';
-  /** Why it declined; undefined unless outcome is declined. */
-  readonly declineCode: DeclineCode | undefined;
+  /** Why it declined (the payment module's decline code, a label here); undefined unless outcome is declined. */
+  readonly declineCode: string | undefined;
   readonly livemode: boolean;
 }
 
