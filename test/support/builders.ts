@@ -79,6 +79,19 @@ export function anOrder(merchant: MerchantRecord, options: { command?: Partial<C
   });
 }
 
+/** An order as the orders table gives it back: its optional fields present, null when unset. */
+export function asStored(order: Order): Order {
+  return {
+    ...order,
+    clientSecretHash: order.clientSecretHash ?? null,
+    clientSecretExpiresAt: order.clientSecretExpiresAt ?? null,
+    customerId: order.customerId ?? null,
+    paymentLinkId: order.paymentLinkId ?? null,
+    subscriptionId: order.subscriptionId ?? null,
+    subscriptionCycle: order.subscriptionCycle ?? null,
+  };
+}
+
 /** A card payment of `order` just started on `route`: processing, its first leg with it. */
 export function aCardPayment(order: Order, options: { route?: string; submissionId?: string | null; method?: PaymentMethod; now?: Date; clientAddress?: string | null } = {}): PaymentChange {
   const method = options.method ?? 'card';
@@ -184,7 +197,7 @@ export async function givenMerchant(ports: SeedPorts, overrides: Partial<Merchan
 export async function givenOrder(ports: SeedPorts, merchant: MerchantRecord, options: { command?: Partial<CreateOrderCommand>; livemode?: boolean } = {}): Promise<Order> {
   const { order, event } = anOrder(merchant, { ...options, now: ports.clock.now() });
   await ports.orderCreation.create(undefined, order, event);
-  return order;
+  return asStored(order);
 }
 
 const eventIds = (ports: SeedPorts) => ({ eventId: ports.ids.newId(EVENT_ID_PREFIX), now: ports.clock.now() });

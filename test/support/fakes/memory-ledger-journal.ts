@@ -15,7 +15,8 @@ export class MemoryLedgerJournal implements LedgerJournal {
     if (tables.ledger.has(transaction.id)) return false;
     const reason = unbalancedReason(transaction.entries);
     if (reason) throw new Error(`ledger transaction ${transaction.id} does not balance: ${reason}`);
-    tables.ledger.set(transaction.id, { ...transaction, entries: transaction.entries.map((e) => ({ ...e })) });
+    // Stored as the tables keep it: the optional causes present, null when unset.
+    tables.ledger.set(transaction.id, { ...transaction, refundId: transaction.refundId ?? null, payoutId: transaction.payoutId ?? null, disputeId: transaction.disputeId ?? null, entries: transaction.entries.map((e) => ({ ...e })) });
     return true;
   }
 

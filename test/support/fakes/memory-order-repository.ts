@@ -5,6 +5,7 @@ import type { ClaimResult, IdempotencyRecord } from '../../../src/ports/idempote
 import type { OrderCreationStore } from '../../../src/ports/order/order-creation-store.port.ts';
 import type { OrderListQuery, OrderPage, OrderRepository } from '../../../src/ports/order/order-repository.port.ts';
 import { ConflictError, UnknownCursorError } from '../../../src/ports/shared/errors.ts';
+import { asStored } from '../builders.ts';
 import { appendEvent } from './memory-event-outbox.ts';
 import { claimOrderKey } from './memory-request-ledger.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
@@ -17,7 +18,7 @@ const newestFirst = (a: Order, b: Order) => b.createdAt.getTime() - a.createdAt.
 export function insertOrder(tables: MemoryTables, order: Order): void {
   if (tables.orders.has(order.id)) throw new ConflictError(`order ${order.id} exists`);
   if (!tables.merchants.has(order.merchantId)) throw new Error(`insert of order ${order.id}: no merchant ${order.merchantId} (foreign key)`);
-  tables.orders.set(order.id, { order, refundPending: 0n, disputed: 0n });
+  tables.orders.set(order.id, { order: asStored(order), refundPending: 0n, disputed: 0n });
 }
 
 /** OrderRepository in memory: locks are the unit of work's (one transaction at a time). */

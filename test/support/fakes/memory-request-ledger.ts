@@ -1,5 +1,6 @@
 import type { Claim, ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger } from '../../../src/ports/idempotency/idempotency-store.port.ts';
 import type { Scope } from '../../../src/domain/merchant/caller.ts';
+import { asStored } from '../builders.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
 
 const keyOf = (scope: Scope, key: string) => `${scope.merchantId}:${scope.livemode}:${key}`;
@@ -9,7 +10,7 @@ export function claimOrderKey(tables: MemoryTables, record: IdempotencyRecord): 
   const id = keyOf(record.scope, record.key);
   const existing = tables.idempotency.get(id);
   if (!existing) {
-    tables.idempotency.set(id, { operation: record.operation, fingerprint: record.fingerprint, status: 'completed', response: null, order: record.order });
+    tables.idempotency.set(id, { operation: record.operation, fingerprint: record.fingerprint, status: 'completed', response: null, order: asStored(record.order) });
     return { claimed: true };
   }
   // A key of another operation holds another response (or none yet): only the operation matters then.

@@ -1,0 +1,73 @@
+// The two adapters of each storage port, as the storage contract suites run them: the in-memory fakes
+// (test/support/fakes) and the Postgres adapters on a migrated database of the suite's own. Both are
+// reached through the same ports and seeded by the same builders (test/support/builders.ts).
+import { PostgresCaptureRequests } from '../../src/adapters/postgres/capture/postgres-capture-requests.ts';
+import { PostgresDisputeRepository } from '../../src/adapters/postgres/dispute/postgres-dispute-repository.ts';
+import { PostgresEventOutbox, PostgresOutboxReader } from '../../src/adapters/postgres/event/postgres-event-outbox.ts';
+import { PostgresIdempotencyStore, PostgresRequestLedger } from '../../src/adapters/postgres/idempotency/postgres-idempotency-store.ts';
+import { PostgresLedgerJournal } from '../../src/adapters/postgres/ledger/postgres-ledger.ts';
+import { PostgresMerchantRepository } from '../../src/adapters/postgres/merchant/postgres-merchant-repository.ts';
+import { PostgresOrderCreationStore } from '../../src/adapters/postgres/order/postgres-order-creation-store.ts';
+import { PostgresOrderRepository } from '../../src/adapters/postgres/order/postgres-order-repository.ts';
+import { PostgresPaymentRepository } from '../../src/adapters/postgres/payment/postgres-payment-repository.ts';
+import { PostgresUnitOfWork } from '../../src/adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresRefundRepository } from '../../src/adapters/postgres/refund/postgres-refund-repository.ts';
+import type { OutboxReader } from '../../src/ports/event/event-outbox.port.ts';
+import type { IdempotencyStore } from '../../src/ports/idempotency/idempotency-store.port.ts';
+import type { ApiKeyResolver } from '../../src/ports/merchant/api-key-resolver.port.ts';
+import type { MerchantRepository } from '../../src/ports/merchant/merchant-repository.port.ts';
+import type { TestCardDirectory } from '../../src/ports/payment/test-card-directory.port.ts';
+import type { TransactionScope } from '../../src/ports/shared/unit-of-work.port.ts';
+import type { SeedPorts } from '../support/builders.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { FixedClock, memoryWorld, SequentialIds } from '../support/fakes/index.ts';
+
+/** Every adapter family of the storage ports. */
+export const STORES = ['memory', 'postgres'] as const;
+export type StoreKind = (typeof STORES)[number];
+
+/** The repositories a contract reads and writes outside a unit of work. */
+export type Reads = Pick<TransactionScope, 'orders' | 'payments' | 'refunds' | 'captures' | 'disputes' | 'requests' | 'ledger' | 'outbox'>;
+
+/** One adapter family under test, behind the ports. */
+export interface StoreUnderTest extends SeedPorts {
+  readonly kind: StoreKind;
+  readonly clock: FixedClock;
+  readonly merchants: MerchantRepository & ApiKeyResolver & TestCardDirectory;
+  readonly idempotency: IdempotencyStore;
+  readonly reads: Reads;
+  readonly outboxReader: OutboxReader;
+  close(): Promise<void>;
+}
+
+/** Opens a store: a fresh in-memory world, or a new migrated Postgres database. */
+export async function openStore(kind: StoreKind): Promise<StoreUnderTest> {
+  const clock = new FixedClock();
+  if (kind === 'memory') {
+    const world = memoryWorld();
+    return { kind, ...world, clock, close: async () => undefined };
+  }
+  const db = await createTestDatabase();
+  const knex = db.knex;
+  return {
+    kind,
+    clock,
+    ids: new SequentialIds(),
+    uow: new PostgresUnitOfWork(knex),
+    merchants: new PostgresMerchantRepository(knex),
+    orderCreation: new PostgresOrderCreationStore(knex),
+    idempotency: new PostgresIdempotencyStore(knex),
+    reads: {
+      orders: new PostgresOrderRepository(knex),
+      payments: new PostgresPaymentRepository(knex),
+      refunds: new PostgresRefundRepository(knex),
+      captures: new PostgresCaptureRequests(knex),
+      disputes: new PostgresDisputeRepository(knex),
+      requests: new PostgresRequestLedger(knex),
+      ledger: new PostgresLedgerJournal(knex),
+      outbox: new PostgresEventOutbox(knex),
+    },
+    outboxReader: new PostgresOutboxReader(knex),
+    close: () => db.drop(),
+  };
+}
