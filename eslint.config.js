@@ -13,8 +13,9 @@ export default tseslint.config(
     },
   },
   {
-    // The hexagon's boundary: the domain knows no adapter, no generated code, no framework.
-    files: ['src/domain/**/*.ts'],
+    // The hexagon's boundary, inside every module and the kernel: the domain knows no adapter, no generated code,
+    // no framework. The patterns match any module's layers (../../order/adapters/…, ../../../kernel/ports/…).
+    files: ['src/modules/*/domain/**/*.ts', 'src/kernel/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -29,7 +30,7 @@ export default tseslint.config(
   },
   {
     // Use cases speak to the outside only through ports.
-    files: ['src/application/**/*.ts', 'src/ports/**/*.ts'],
+    files: ['src/modules/*/application/**/*.ts', 'src/modules/*/ports/**/*.ts', 'src/kernel/application/**/*.ts', 'src/kernel/ports/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -50,7 +51,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/src/adapters/**', '**/src/composition/**'], message: 'The gateway holds HTTP only; wiring adapters is the composition root\'s (src/composition/).' },
+            { group: ['**/src/modules/*/adapters/**', '**/src/kernel/adapters/**', '**/src/composition/**'], message: 'The gateway holds HTTP only; wiring adapters is the composition root\'s (src/composition/).' },
             { group: ['knex', 'pg', 'nats'], message: 'The gateway holds HTTP only: no database or broker clients.' },
           ],
         },

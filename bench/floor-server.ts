@@ -220,7 +220,7 @@ async function fastifyServer(variant: Exclude<FloorVariant, 'node-http'>): Promi
     };
     closers.push(() => pool.end());
   } else if (variant === 'fastify+knex' || variant === 'fastify+knex+modules') {
-    const { createDatabase } = await import('../src/adapters/postgres/database.ts');
+    const { createDatabase } = await import('../src/kernel/adapters/postgres/database.ts');
     const knex = createDatabase({ url: url!, poolMax: 20 });
     insert = async (body) => {
       await knex('orders').insert(orderRow(body));

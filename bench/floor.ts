@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { createDatabase } from '../src/kernel/adapters/postgres/database.ts';
 import { memoryOf, runLoad } from './load.ts';
 import { FLOOR_TABLE_SQL, FLOOR_VARIANTS, type FloorVariant } from './floor-server.ts';
 import { cpuSecondsOf, envInt, freePort, KEEP_DB, log, machineCpu, percentile, POSTGRES_URL, SERVER_NODE_ARGS, spawnReady } from './support.ts';

@@ -28,7 +28,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
-import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { createDatabase } from '../src/kernel/adapters/postgres/database.ts';
 import { memoryOf, runLoad, runOpenLoop, type LoadResult } from './load.ts';
 import {
   cpuSecondsOf,

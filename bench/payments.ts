@@ -23,7 +23,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { createDatabase } from '../src/kernel/adapters/postgres/database.ts';
 import { orderBody } from '../test/support/order-fixtures.ts';
 import {
   cpuSecondsOf,

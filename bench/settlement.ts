@@ -9,13 +9,13 @@
 // the capture posting writes them: gross, percentage fee, fixed fee), so the setup is not timed.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
-import { PostgresSettlement } from '../src/adapters/postgres/payout/postgres-settlement.ts';
-import { PostgresLedgerAudit } from '../src/adapters/postgres/ledger/postgres-ledger.ts';
-import { createSettleDue } from '../src/application/payout/settle-due.ts';
-import { PostgresPayoutBatcher } from '../src/adapters/postgres/payout/postgres-payouts.ts';
-import { SANDBOX_PAYOUT_IBAN } from '../src/domain/payout/payout.entity.ts';
-import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
+import { createDatabase, migrateLatest } from '../src/kernel/adapters/postgres/database.ts';
+import { PostgresSettlement } from '../src/modules/payout/adapters/postgres/postgres-settlement.ts';
+import { PostgresLedgerAudit } from '../src/modules/ledger/adapters/postgres/postgres-ledger.ts';
+import { createSettleDue } from '../src/modules/payout/application/settle-due.ts';
+import { PostgresPayoutBatcher } from '../src/modules/payout/adapters/postgres/postgres-payouts.ts';
+import { SANDBOX_PAYOUT_IBAN } from '../src/modules/payout/domain/payout.entity.ts';
+import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
 import { envInt, KEEP_DB, log, POSTGRES_URL } from './support.ts';
 
 const ORDERS = envInt('BENCH_ORDERS', 100_000);

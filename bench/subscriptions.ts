@@ -11,7 +11,7 @@
 // several biller workers would. Compare the rate with bench/orders' orders per second.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
+import { createDatabase, migrateLatest } from '../src/kernel/adapters/postgres/database.ts';
 import { createCore } from '../src/composition/core.ts';
 import { envInt, KEEP_DB, log, POSTGRES_URL } from './support.ts';
 

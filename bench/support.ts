@@ -9,8 +9,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as connectNats } from 'nats';
 import type { Knex } from 'knex';
-import { createDatabase } from '../src/adapters/postgres/database.ts';
-import { PostgresLedgerAudit } from '../src/adapters/postgres/ledger/postgres-ledger.ts';
+import { createDatabase } from '../src/kernel/adapters/postgres/database.ts';
+import { PostgresLedgerAudit } from '../src/modules/ledger/adapters/postgres/postgres-ledger.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 

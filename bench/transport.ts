@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createClient, createRouterTransport, type CallOptions, type ConnectRouter, type Transport } from '@connectrpc/connect';
-import { createDatabase, migrateLatest } from '../src/adapters/postgres/database.ts';
+import { createDatabase, migrateLatest } from '../src/kernel/adapters/postgres/database.ts';
 import { createCore } from '../src/composition/core.ts';
 import { OrderService, OrderStatus } from '../src/gen/checkout/v1/order_pb.ts';
 import { createInProcessTransport } from '../gateway/in-process-transport.ts';

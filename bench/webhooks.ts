@@ -32,7 +32,7 @@ import type net from 'node:net';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { createDatabase } from '../src/kernel/adapters/postgres/database.ts';
 import { orderBody } from '../test/support/order-fixtures.ts';
 import {
   cpuSecondsOf,

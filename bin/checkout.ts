@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
-import { DomainError } from '../src/domain/shared/domain-error.ts';
+import { DomainError } from '../src/kernel/domain/domain-error.ts';
 import { startService, startWorkerProcess, type RunningService, type StopOptions } from '../src/composition/service.ts';
 import { StartCancelledError } from '../src/composition/events.ts';
 import type { StopOutcome } from '../src/composition/shutdown.ts';

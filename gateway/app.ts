@@ -1,13 +1,13 @@
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { Code, ConnectError, createClient, createContextValues, type ConnectRouter } from '@connectrpc/connect';
-import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
+import { CLIENT_ADDRESS } from '../src/kernel/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
 import { fastifyTrustProxy } from './client-address.ts';
 import type { TrustProxy } from '../src/config.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
-import type { CheckReadiness } from '../src/application/health/check-readiness.ts';
+import type { CheckReadiness } from '../src/kernel/application/check-readiness.ts';
 import { clientErrorHandler, frameworkErrorHandler, newRequestId } from './client-errors.ts';
 import { RestError, toRestError } from './rest/shared/rest-error.ts';
 import { registerRestApi } from './rest/rest-api.ts';
@@ -16,7 +16,7 @@ import { registerCheckoutPages } from './checkout/checkout-pages.ts';
 import { registerPaymentLinkPages } from './checkout/payment-link-pages.ts';
 import { registerFieldsRoutes } from './fields/fields-routes.ts';
 import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
-import type { HttpMetrics, MetricsExposition } from '../src/ports/telemetry/metrics.port.ts';
+import type { HttpMetrics, MetricsExposition } from '../src/kernel/ports/metrics.port.ts';
 import { registerRequestScope } from './request-scope.ts';
 import { registerHttpMetrics, registerMetricsRoute } from './metrics-route.ts';
 

@@ -7,10 +7,10 @@ import * as protoConnect from '@connectrpc/connect/protocol-connect';
 import * as protoGrpc from '@connectrpc/connect/protocol-grpc';
 import * as protoGrpcWeb from '@connectrpc/connect/protocol-grpc-web';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { connectError } from '../src/application/shared/connect-errors.ts';
-import { CALL_TRACE } from '../src/application/shared/request-context.ts';
+import { connectError } from '../src/kernel/application/connect-errors.ts';
+import { CALL_TRACE } from '../src/kernel/application/request-context.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
-import type { HttpMetrics, RpcCallRecorder } from '../src/ports/telemetry/metrics.port.ts';
+import type { HttpMetrics, RpcCallRecorder } from '../src/kernel/ports/metrics.port.ts';
 
 /** The largest request message accepted, as for REST bodies (1 MiB), before and after decompression. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;

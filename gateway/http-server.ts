@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
-import type { CheckReadiness } from '../src/application/health/check-readiness.ts';
+import type { CheckReadiness } from '../src/kernel/application/check-readiness.ts';
 import type { Config } from '../src/config.ts';
 import { buildGateway, type GatewayOptions } from './app.ts';
 import { listenH1AndH2c, SHUTDOWN_GRACE_MS } from './listen.ts';

@@ -2,13 +2,13 @@ import http2, { type Http2ServerRequest, type Http2ServerResponse, type Http2Ses
 import type net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createContextValues, type ConnectRouter } from '@connectrpc/connect';
-import { CLIENT_ADDRESS } from '../src/application/shared/request-context.ts';
+import { CLIENT_ADDRESS } from '../src/kernel/application/request-context.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } from '../src/config.ts';
 import { clientAddressResolver } from './client-address.ts';
 import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
 import { h2RequestProblem, newRequestId, sendH2Error } from './client-errors.ts';
 import { inRequestScope } from './request-scope.ts';
-import type { HttpMetrics } from '../src/ports/telemetry/metrics.port.ts';
+import type { HttpMetrics } from '../src/kernel/ports/metrics.port.ts';
 
 /** Options of {@link listenH1AndH2c}. */
 export interface ListenOptions {

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpKind, HttpMetrics, HttpRequestRecorder, MetricsExposition } from '../src/ports/telemetry/metrics.port.ts';
+import type { HttpKind, HttpMetrics, HttpRequestRecorder, MetricsExposition } from '../src/kernel/ports/metrics.port.ts';
 import { RestError, toRestError } from './rest/shared/rest-error.ts';
 
 declare module 'fastify' {

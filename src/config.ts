@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseWorkerNames, type WorkerName } from './composition/worker-names.ts';
-import { parseKeyList, type KeyEncryptionKey } from './adapters/crypto/aes-gcm-key-ring.ts';
+import { parseKeyList, type KeyEncryptionKey } from './kernel/adapters/crypto/aes-gcm-key-ring.ts';
 /** Settings of the service, read from the environment with local defaults. */
 export interface Config {
   /**

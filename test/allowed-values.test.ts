@@ -4,10 +4,10 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { DISPUTE_REASONS } from '../src/domain/dispute/dispute.entity.ts';
-import { REFUND_REASONS } from '../src/domain/refund/refund.entity.ts';
-import { INTERVALS } from '../src/domain/subscription/schedule.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { DISPUTE_REASONS } from '../src/modules/dispute/domain/dispute.entity.ts';
+import { REFUND_REASONS } from '../src/modules/refund/domain/refund.entity.ts';
+import { INTERVALS } from '../src/modules/subscription/domain/schedule.ts';
 import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { ALLOWED_NOTE } from '../gateway/rest/shared/schemas.ts';
 import { schemaErrors, toParamError } from '../gateway/rest/shared/validation.ts';

@@ -13,7 +13,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startService, type RunningService } from '../src/composition/service.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { loadConfig } from '../src/config.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningService } from '../src/composition/service.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { freePort } from './support/nats-server.ts';
 import { startHarness, type Harness } from './support/webhooks.ts';

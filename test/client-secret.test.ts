@@ -3,7 +3,7 @@
 // Real Postgres, the in-process core over createRouterTransport(core.routes); REST through app.inject().
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { RefundService } from '../src/gen/checkout/v1/refund_pb.ts';

@@ -2,12 +2,12 @@
 // request won is a ConflictError (409 concurrent_change at the edge), never an internal error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code } from '@connectrpc/connect';
-import { PostgresOrderRepository } from '../src/adapters/postgres/order/postgres-order-repository.ts';
-import { PostgresPaymentRepository } from '../src/adapters/postgres/payment/postgres-payment-repository.ts';
-import { receivedTransfer } from '../src/domain/payment/payment.entity.ts';
-import { toConnectError } from '../src/application/shared/connect-errors.ts';
-import { ConflictError } from '../src/ports/shared/errors.ts';
-import { retryingDeadlocks, translateErrors } from '../src/adapters/postgres/database.ts';
+import { PostgresOrderRepository } from '../src/modules/order/adapters/postgres/postgres-order-repository.ts';
+import { PostgresPaymentRepository } from '../src/modules/payment/adapters/postgres/postgres-payment-repository.ts';
+import { receivedTransfer } from '../src/modules/payment/domain/payment.entity.ts';
+import { toConnectError } from '../src/kernel/application/connect-errors.ts';
+import { ConflictError } from '../src/kernel/ports/errors.ts';
+import { retryingDeadlocks, translateErrors } from '../src/kernel/adapters/postgres/database.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 

@@ -32,7 +32,7 @@ import { launchBrowser } from './support/browser.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { deleteStream, freePort } from './support/nats-server.ts';
 import { harnessNatsUrl, requires } from './support/requirements.ts';
-import { createDatabase } from '../src/adapters/postgres/database.ts';
+import { createDatabase } from '../src/kernel/adapters/postgres/database.ts';
 import { api, Receiver, type ReceivedRequest } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 

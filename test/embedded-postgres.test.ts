@@ -1,5 +1,5 @@
 /**
- * The embedded Postgres (src/adapters/postgres/embedded-postgres.ts) on a cluster of this file's own in a temporary
+ * The embedded Postgres (src/kernel/adapters/postgres/embedded-postgres.ts) on a cluster of this file's own in a temporary
  * directory: processes share one server through leases and the last one out stops it; what a crash leaves behind
  * (a postmaster whose process died, a postmaster.pid naming a dead or reused pid, a lock whose holder died) does
  * not stop the next start; and every command of bin/checkout.ts without DATABASE_URL finds the same database, the
@@ -12,10 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
-import { useEmbeddedPostgres, type EmbeddedPostgres } from '../src/adapters/postgres/embedded-postgres.ts';
+import { useEmbeddedPostgres, type EmbeddedPostgres } from '../src/kernel/adapters/postgres/embedded-postgres.ts';
 import { waitFor } from './support/wait.ts';
 
-const MODULE = fileURLToPath(new URL('../src/adapters/postgres/embedded-postgres.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('../src/kernel/adapters/postgres/embedded-postgres.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../bin/checkout.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 

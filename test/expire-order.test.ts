@@ -8,8 +8,8 @@ import { Code, ConnectError, createClient, createRouterTransport } from '@connec
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderService, OrderStatus } from '../src/gen/checkout/v1/order_pb.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { SimulatedAlphaAcquirer } from '../src/adapters/acquirers/simulated-alpha/simulated-alpha-acquirer.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
 import { pageToken, payWithTestCard } from './support/payments.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -60,7 +60,7 @@ describe('POST /v1/orders/:id/expire', () => {
 
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.expired']);
-    // The same data as the sweeper's event (src/domain/order/order-transitions.ts markExpired).
+    // The same data as the sweeper's event (src/modules/order/domain/order-transitions.ts markExpired).
     expect(events[1]!.data).toEqual({ id, reference: 'expire-me', amount: 2500, currency: 'EUR', expires_at: scheduled.toISOString() });
 
     const again = await expire(id);

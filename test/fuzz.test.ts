@@ -11,7 +11,7 @@ import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { TestHelperService } from '../src/gen/checkout/v1/test_helpers_pb.ts';
 import { EventService, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 

@@ -11,7 +11,7 @@ import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/conn
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { listenH1AndH2c } from '../gateway/listen.ts';
 import {

@@ -14,7 +14,7 @@ import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { loadConfig } from '../src/config.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
 import { withGrpcTooling } from '../src/composition/grpc-tooling.ts';
-import { MIGRATIONS } from '../src/adapters/postgres/migrations/index.ts';
+import { MIGRATIONS } from '../src/kernel/adapters/postgres/migrations/index.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { CuttablePostgres } from './support/cuttable-postgres.ts';
 import { deleteStream, freePort, uniqueStream } from './support/nats-server.ts';

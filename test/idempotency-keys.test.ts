@@ -1,7 +1,7 @@
 // Idempotency-Key on every state-changing call besides order creation: a retry after a lost
 // response gets the first answer, a different request with the key is refused, nothing runs twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 

@@ -3,12 +3,12 @@
 import { create } from '@bufbuild/protobuf';
 import { createHandlerContext } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
-import { createIdempotent, type Idempotent } from '../src/application/idempotency/idempotent.ts';
-import { cryptoIdGenerator } from '../src/adapters/system/crypto-id-generator.ts';
-import { ENDPOINT_ID_PREFIX } from '../src/domain/webhook/webhook-endpoint.entity.ts';
-import type { Scope } from '../src/domain/merchant/caller.ts';
-import type { TransactionScope } from '../src/ports/shared/unit-of-work.port.ts';
+import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { createIdempotent, type Idempotent } from '../src/kernel/application/idempotent.ts';
+import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
+import { ENDPOINT_ID_PREFIX } from '../src/modules/webhook/domain/webhook-endpoint.entity.ts';
+import type { Scope } from '../src/modules/merchant/domain/caller.ts';
+import type { TransactionScope } from '../src/kernel/ports/unit-of-work.port.ts';
 import { ReplayEventsRequestSchema, ReplayEventsResponseSchema, WebhookEndpointService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { ephemeralKeyRing } from '../src/composition/vault-keys.ts';

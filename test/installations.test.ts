@@ -14,9 +14,9 @@ import { createDispatcher, DISPATCHER_DURABLE } from '../src/composition/workers
 import { streamOptions } from '../src/composition/events.ts';
 import { loadKeyRing } from '../src/composition/vault-keys.ts';
 import { StartupError } from '../src/composition/startup.ts';
-import { readInstallationId } from '../src/adapters/postgres/postgres-installation.ts';
-import { JetStreamEventSubscription, UnreadableEnvelopeError } from '../src/adapters/nats/jetstream-event-subscription.ts';
-import type { UnaccountedEvent } from '../src/application/webhook/webhook-dispatcher.ts';
+import { readInstallationId } from '../src/kernel/adapters/postgres/postgres-installation.ts';
+import { JetStreamEventSubscription, UnreadableEnvelopeError } from '../src/modules/event/adapters/nats/jetstream-event-subscription.ts';
+import type { UnaccountedEvent } from '../src/modules/webhook/application/webhook-dispatcher.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { startOwnNatsServer, type OwnNatsServer } from './support/nats-server.ts';
 import { createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, startHarness } from './support/webhooks.ts';

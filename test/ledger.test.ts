@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { payWithTestCard } from './support/payments.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { capturePosting } from '../src/domain/ledger/postings.ts';
-import { settlementBreakdown } from '../src/domain/payment/settlement.ts';
-import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { capturePosting } from '../src/modules/ledger/domain/postings.ts';
+import { settlementBreakdown } from '../src/modules/payment/domain/settlement.ts';
+import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 

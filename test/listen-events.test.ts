@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { EventService } from '../src/gen/checkout/v1/webhook_pb.ts';
 import { verifyWebhook } from '../sdk/index.ts';
-import { signatureHeader } from '../src/application/webhook/signature.ts';
+import { signatureHeader } from '../src/modules/webhook/application/signature.ts';
 import { createOrder, EVENTS_MODES, payOrder, startHarness, type Harness } from './support/webhooks.ts';
 import { requiresForEvents } from './support/requirements.ts';
 

@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect } from 'nats';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { readStream, startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
 import { createSandboxWithCli, runCheckout, socketOwner, spawnServe, spawnWorker, type CheckoutProcess } from './support/processes.ts';

@@ -12,14 +12,14 @@ import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { loadConfig } from '../src/config.ts';
 import { startWorkerProcess } from '../src/composition/service.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { api, createEndpoint, createOrder, payOrder, Receiver, serviceEnv, startHarness, type Harness } from './support/webhooks.ts';
 import { createTestDatabase } from './support/database.ts';
 import { uniqueStream } from './support/nats-server.ts';
 import { waitFor } from './support/wait.ts';
 import { pageTokenAt } from './support/payments.ts';
 import { anEvent } from './contracts/event-transports.ts';
-import { PostgresEventOutbox } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
+import { PostgresEventOutbox } from '../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 

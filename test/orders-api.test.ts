@@ -1,9 +1,9 @@
-import { ServiceUnavailableError } from '../src/ports/shared/errors.ts';
+import { ServiceUnavailableError } from '../src/kernel/ports/errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
 import { buildGateway } from '../gateway/app.ts';
-import { hashApiKey } from '../src/adapters/postgres/merchant/postgres-merchant-repository.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { hashApiKey } from '../src/modules/merchant/adapters/postgres/postgres-merchant-repository.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { rowCounts } from './support/database.ts';
 import { startTestService, TEST_CHECKOUT_URL, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -344,7 +344,7 @@ describe('errors everywhere', () => {
 
   it('answers 503 with the error body when Postgres is unreachable, and keeps serving', async () => {
     const core = createCore({
-      knex: (await import('../src/adapters/postgres/database.ts')).createDatabase({ url: 'postgres://postgres@127.0.0.1:1/nowhere', acquireTimeoutMs: 500 }),
+      knex: (await import('../src/kernel/adapters/postgres/database.ts')).createDatabase({ url: 'postgres://postgres@127.0.0.1:1/nowhere', acquireTimeoutMs: 500 }),
       apiBaseUrl: 'http://api.test',
       checkoutHost: TEST_CHECKOUT_URL,
       onInternalError: (err) => logged.push(err),

@@ -4,7 +4,7 @@
 // id that does not exist: the hint never tells anyone about objects that are not theirs.
 import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { startTestService, type TestService } from './support/service.ts';

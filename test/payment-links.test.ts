@@ -7,7 +7,7 @@
  */
 import { ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { payWithTestCard } from './support/payments.ts';

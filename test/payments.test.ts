@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ConnectError, Code, createRouterTransport } from '@connectrpc/connect';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { ibanValid } from '../src/domain/payment/iban.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { ibanValid } from '../src/modules/payment/domain/iban.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { pageToken, payWithTestCard } from './support/payments.ts';
-import { PostgresUnitOfWork } from '../src/adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;

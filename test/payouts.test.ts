@@ -3,9 +3,9 @@
 // repeat, to run concurrently and to crash; a negative balance is carried forward; a failed payout
 // returns its money; the daily schedule makes one run per day.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { PostgresPayoutBatcher } from '../src/adapters/postgres/payout/postgres-payouts.ts';
-import { SANDBOX_PAYOUT_IBAN } from '../src/domain/payout/payout.entity.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { PostgresPayoutBatcher } from '../src/modules/payout/adapters/postgres/postgres-payouts.ts';
+import { SANDBOX_PAYOUT_IBAN } from '../src/modules/payout/domain/payout.entity.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { payWithTestCard } from './support/payments.ts';

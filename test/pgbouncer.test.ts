@@ -16,7 +16,7 @@ import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_
 import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/composition/core.ts';
 import { startService, type RunningService } from '../src/composition/service.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { deleteStream, uniqueStream } from './support/nats-server.ts';
 import { pgbouncerVersion, startPgBouncer, type OwnPgBouncer } from './support/pgbouncer.ts';

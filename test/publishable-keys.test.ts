@@ -4,7 +4,7 @@
 // every other method refuses it with 403 secret_key_required / permission_denied.
 import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { CustomerService } from '../src/gen/checkout/v1/customer_pb.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';

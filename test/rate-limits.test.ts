@@ -10,7 +10,7 @@ import { buildGateway } from '../gateway/app.ts';
 import { listenH1AndH2c } from '../gateway/listen.ts';
 import { OrderService } from '../src/gen/checkout/v1/order_pb.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { tokenInPage } from './support/payments.ts';

@@ -113,7 +113,7 @@ describe('Postgres errors when the process is out of file descriptors', () => {
     // A child with a low descriptor limit fills it up, then asks Postgres through the adapter.
     const script = `
       import { openSync } from 'node:fs';
-      import { createDatabase, translateErrors } from './src/adapters/postgres/database.ts';
+      import { createDatabase, translateErrors } from './src/kernel/adapters/postgres/database.ts';
       const knex = createDatabase({ url: process.env.DB_URL, poolMax: 1, acquireTimeoutMs: 2000 });
       const held = [];
       try { for (;;) held.push(openSync('/dev/null', 'r')); } catch (err) { if (err.code !== 'EMFILE') throw err; }

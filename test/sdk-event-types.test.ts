@@ -2,7 +2,7 @@
 // the SDK lacks (or the reverse) fails the typecheck here, before a receiver's switch misses it.
 import { expect, it } from 'vitest';
 import type { WebhookEventType } from '../sdk/webhooks/webhook-event.ts';
-import { EVENT_TYPES, type EventType } from '../src/domain/event/domain-event.ts';
+import { EVENT_TYPES, type EventType } from '../src/modules/event/domain/domain-event.ts';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const same: Same<EventType, WebhookEventType> = true;

@@ -2,8 +2,8 @@
 // delay, then one set-based run moves each order's net to the available balance, once; refunds after
 // settlement come out of the available balance, and a settled order can no longer be voided.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
-import { PostgresSettlement } from '../src/adapters/postgres/payout/postgres-settlement.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { PostgresSettlement } from '../src/modules/payout/adapters/postgres/postgres-settlement.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 

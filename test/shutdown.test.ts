@@ -8,7 +8,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../src/composition/core.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { CuttablePostgres, type CuttablePostgresOptions } from './support/cuttable-postgres.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { deleteStream, freePort, startOwnNatsServer, uniqueStream, type OwnNatsServer } from './support/nats-server.ts';
@@ -17,8 +17,8 @@ import { api, createEndpoint, createOrder, Receiver, serviceEnv } from './suppor
 import { waitFor } from './support/wait.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { startTestService } from './support/service.ts';
-import { rowToEvent, type EventRow } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
-import { PostgresEventNotifications } from '../src/adapters/postgres/event/postgres-event-notifications.ts';
+import { rowToEvent, type EventRow } from '../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
+import { PostgresEventNotifications } from '../src/modules/event/adapters/postgres/postgres-event-notifications.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** What each process here is given to stop in. */

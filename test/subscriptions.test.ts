@@ -5,7 +5,7 @@
 // each cycle once. Test clocks advance in the background, in bounded steps of the biller, a bounded
 // distance at a time. Every suite ends with the ledger verified (test/support/service.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { loadConfig } from '../src/config.ts';
 import { startWorkers, type WorkerContext } from '../src/composition/workers.ts';
 import { startTestService, type TestService } from './support/service.ts';

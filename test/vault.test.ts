@@ -10,11 +10,11 @@ import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
-import { createAesGcmKeyRing } from '../src/adapters/crypto/aes-gcm-key-ring.ts';
-import { luhnValid } from '../src/domain/payment/card.ts';
-import { PostgresWebhookEndpointRepository } from '../src/adapters/postgres/webhook/postgres-webhook-endpoint-repository.ts';
-import { createSigningSecrets } from '../src/application/webhook/signing-secrets.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import { createAesGcmKeyRing } from '../src/kernel/adapters/crypto/aes-gcm-key-ring.ts';
+import { luhnValid } from '../src/modules/payment/domain/card.ts';
+import { PostgresWebhookEndpointRepository } from '../src/modules/webhook/adapters/postgres/postgres-webhook-endpoint-repository.ts';
+import { createSigningSecrets } from '../src/modules/webhook/application/signing-secrets.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { TEST_API_URL, TEST_CHECKOUT_URL } from './support/service.ts';

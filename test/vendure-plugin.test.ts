@@ -19,7 +19,7 @@ import { CheckoutService, PaymentStatus } from '../sdk/gen/checkout/v1/checkout_
 import { OrderService, OrderStatus, type Order as CheckoutOrder } from '../sdk/gen/checkout/v1/order_pb.ts';
 import { generateTestHeader } from '../sdk/webhooks/test-header.ts';
 import { CheckoutPaymentPlugin, CHECKOUT_HANDLER_CODE, checkoutPaymentHandler } from '../sdk/vendure/index.ts';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { api, createEndpoint, startHarness, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';

@@ -8,10 +8,10 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createAddressPolicy } from '../src/adapters/http/address-policy.ts';
-import { NodeHttpWebhookSender } from '../src/adapters/http/node-http-webhook-sender.ts';
-import { MAX_ENDPOINTS_PER_MODE } from '../src/domain/webhook/webhook-endpoint.entity.ts';
-import type { AddressPolicy } from '../src/ports/webhook/address-policy.port.ts';
+import { createAddressPolicy } from '../src/modules/webhook/adapters/http/address-policy.ts';
+import { NodeHttpWebhookSender } from '../src/modules/webhook/adapters/http/node-http-webhook-sender.ts';
+import { MAX_ENDPOINTS_PER_MODE } from '../src/modules/webhook/domain/webhook-endpoint.entity.ts';
+import type { AddressPolicy } from '../src/modules/webhook/ports/address-policy.port.ts';
 import { api, createEndpoint, createOrder, payOrder, pool, Receiver, serviceEnv, spawnDispatcher, startHarness, type EndpointJson, type Harness } from './support/webhooks.ts';
 import { waitFor } from './support/wait.ts';
 

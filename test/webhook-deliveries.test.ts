@@ -12,9 +12,9 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { PostgresWebhookDeliveryQueue } from '../src/adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
-import { eventToRow } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
-import type { DomainEvent } from '../src/domain/event/domain-event.ts';
+import { PostgresWebhookDeliveryQueue } from '../src/modules/webhook/adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { eventToRow } from '../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
+import type { DomainEvent } from '../src/modules/event/domain/domain-event.ts';
 import { verifyWebhook, WebhookVerificationError } from '../sdk/index.ts';
 import {
   api,

@@ -2,16 +2,16 @@
 // signing secrets sealed at rest (migration 027, rotation).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxCredentials } from '../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { createTestDatabase } from './support/database.ts';
-import { MIGRATIONS, migrationSourceFor } from '../src/adapters/postgres/migrations/index.ts';
-import { createAesGcmKeyRing } from '../src/adapters/crypto/aes-gcm-key-ring.ts';
-import { PostgresWebhookEndpointRepository } from '../src/adapters/postgres/webhook/postgres-webhook-endpoint-repository.ts';
-import { PostgresVaultKeys } from '../src/adapters/postgres/vault/postgres-card-vault.ts';
-import { createSigningSecrets } from '../src/application/webhook/signing-secrets.ts';
-import { createRotateVaultKeys } from '../src/application/vault/rotate-vault-keys.ts';
-import type { KeyRing } from '../src/ports/vault/key-ring.port.ts';
+import { MIGRATIONS, migrationSourceFor } from '../src/kernel/adapters/postgres/migrations/index.ts';
+import { createAesGcmKeyRing } from '../src/kernel/adapters/crypto/aes-gcm-key-ring.ts';
+import { PostgresWebhookEndpointRepository } from '../src/modules/webhook/adapters/postgres/postgres-webhook-endpoint-repository.ts';
+import { PostgresVaultKeys } from '../src/modules/customer/adapters/postgres/postgres-card-vault.ts';
+import { createSigningSecrets } from '../src/modules/webhook/application/signing-secrets.ts';
+import { createRotateVaultKeys } from '../src/modules/customer/application/rotate-vault-keys.ts';
+import type { KeyRing } from '../src/kernel/ports/key-ring.port.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;

@@ -11,8 +11,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { PostgresEventOutbox } from '../src/adapters/postgres/event/postgres-event-outbox.ts';
-import type { DomainEvent } from '../src/domain/event/domain-event.ts';
+import { PostgresEventOutbox } from '../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
+import type { DomainEvent } from '../src/modules/event/domain/domain-event.ts';
 import { verifyWebhook } from '../sdk/index.ts';
 import { startOwnNatsServer } from './support/nats-server.ts';
 import {

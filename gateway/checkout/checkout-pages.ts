@@ -1,5 +1,5 @@
 import { Code, ConnectError, createContextValues, type Client } from '@connectrpc/connect';
-import { HOSTED_PAGE } from '../../src/application/shared/request-context.ts';
+import { HOSTED_PAGE } from '../../src/kernel/application/request-context.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckoutService } from '../../src/gen/checkout/v1/checkout_pb.ts';
 import { loadCheckoutAssets, pickEncoding, type CheckoutAssets } from './assets.ts';

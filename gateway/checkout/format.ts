@@ -1,4 +1,4 @@
-import { findCurrency } from '../../src/domain/money/currency.ts';
+import { findCurrency } from '../../src/kernel/domain/currency.ts';
 
 /** Formatters are costly to build, so they are kept; locales are bounded by negotiateLocale, the size by this cap. */
 const MAX_CACHED = 256;

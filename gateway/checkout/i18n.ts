@@ -1,4 +1,4 @@
-import type { DeclineCode } from '../../src/domain/payment/decline-code.ts';
+import type { DeclineCode } from '../../src/modules/payment/domain/decline-code.ts';
 
 /** Languages the checkout pages speak. The first is the fallback. */
 export const LANGUAGES = ['en', 'de'] as const;

@@ -3,7 +3,7 @@
 // it the event stream in Postgres; so with neither set a process needs nothing but this checkout.)
 import path from 'node:path';
 import type { Config, ConnectedConfig } from '../config.ts';
-import { EmbeddedPostgresError, useEmbeddedPostgres } from '../adapters/postgres/embedded-postgres.ts';
+import { EmbeddedPostgresError, useEmbeddedPostgres } from '../kernel/adapters/postgres/embedded-postgres.ts';
 import { redactUrl, StartupError } from './startup.ts';
 
 /** The database name the service uses on the embedded Postgres. */

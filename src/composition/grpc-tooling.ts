@@ -4,9 +4,9 @@ import { Health } from '../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection as ServerReflectionV1 } from '../gen/grpc/reflection/v1/reflection_pb.ts';
 import { ServerReflection as ServerReflectionV1alpha } from '../gen/grpc/reflection/v1alpha/reflection_pb.ts';
 import { EventService } from '../gen/checkout/v1/webhook_pb.ts';
-import type { CheckReadiness } from '../application/health/check-readiness.ts';
-import { createHealthService } from '../application/health/health-service.ts';
-import { createServerReflection } from '../application/reflection/server-reflection.ts';
+import type { CheckReadiness } from '../kernel/application/check-readiness.ts';
+import { createHealthService } from '../kernel/application/health-service.ts';
+import { createServerReflection } from '../kernel/application/server-reflection.ts';
 
 /** How often a Watch of the health service asks the readiness check again. */
 export const HEALTH_WATCH_POLL_MS = 3000;

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { maskCardNumbers } from '../domain/payment/card.ts';
+import { maskCardNumbers } from '../modules/payment/domain/card.ts';
 
 /** Fields of a log line beside its message: ids (event_id, endpoint_id, …), never card data or secrets. */
 export type LogFields = Readonly<Record<string, unknown>>;

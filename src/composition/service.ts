@@ -1,13 +1,13 @@
-import { ServiceUnavailableError } from '../ports/shared/errors.ts';
+import { ServiceUnavailableError } from '../kernel/ports/errors.ts';
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
 import type { Config, ConnectedConfig } from '../config.ts';
-import { readInstallationId } from '../adapters/postgres/postgres-installation.ts';
-import { PostgresDependencyProbe } from '../adapters/postgres/postgres-dependency-probe.ts';
-import { PostgresMigrationsProbe } from '../adapters/postgres/postgres-migrations-probe.ts';
-import { systemClock } from '../adapters/system/system-clock.ts';
-import { createCheckReadiness } from '../application/health/check-readiness.ts';
-import type { TestSandboxCredentials } from '../application/merchant/create-sandbox.ts';
+import { readInstallationId } from '../kernel/adapters/postgres/postgres-installation.ts';
+import { PostgresDependencyProbe } from '../kernel/adapters/postgres/postgres-dependency-probe.ts';
+import { PostgresMigrationsProbe } from '../kernel/adapters/postgres/postgres-migrations-probe.ts';
+import { systemClock } from '../kernel/adapters/node/system-clock.ts';
+import { createCheckReadiness } from '../kernel/application/check-readiness.ts';
+import type { TestSandboxCredentials } from '../modules/merchant/application/create-sandbox.ts';
 import { ListenError, serveHttp } from '../../gateway/http-server.ts';
 import { createCore, type Core } from './core.ts';
 import { withGrpcTooling } from './grpc-tooling.ts';
@@ -15,13 +15,13 @@ import { linkEvents, type EventTransport } from './events.ts';
 import type { Log } from './log.ts';
 import { abortReserveMs, stopWithinGrace, type StopOutcome, type StopStep } from './shutdown.ts';
 import type { DestinationStream } from 'pino';
-import type { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics.ts';
+import type { PrometheusMetrics } from '../kernel/adapters/prometheus/prometheus-metrics.ts';
 import { createObservability, serveMetricsPort, type MetricsListener } from './observability.ts';
 import { openDatabase, StartupError } from './startup.ts';
 import { chooseDatabase, connected, type ChosenDatabase } from './dependencies.ts';
 import { startWorkers } from './workers.ts';
 import { loadKeyRing } from './vault-keys.ts';
-import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
 import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
 
 /** A running service: the gateway and, unless configured otherwise, every worker. */

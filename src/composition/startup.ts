@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { createDatabase, migrateLatest, migrateDown } from '../adapters/postgres/database.ts';
-import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import { createDatabase, migrateLatest, migrateDown } from '../kernel/adapters/postgres/database.ts';
+import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
 
 /** Failure to start, with a message for the operator. */
 export class StartupError extends Error {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Config } from '../config.ts';
-import { createAesGcmKeyRing } from '../adapters/crypto/aes-gcm-key-ring.ts';
-import type { KeyRing } from '../ports/vault/key-ring.port.ts';
+import { createAesGcmKeyRing } from '../kernel/adapters/crypto/aes-gcm-key-ring.ts';
+import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
 import type { Log } from './log.ts';
 
 /** The id of the development KEK a start without VAULT_KEYS generates. */

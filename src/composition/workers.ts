@@ -1,34 +1,34 @@
-import { PostgresCardVault } from '../adapters/postgres/vault/postgres-card-vault.ts';
-import type { Billing } from '../application/subscription/bill-subscriptions.ts';
-import type { TestClockAdvances } from '../application/subscription/advance-test-clocks.ts';
-import type { CaptureOrder } from '../application/capture/capture-order.ts';
-import type { RefundOrder } from '../application/refund/refund-order.ts';
-import type { PayoutRuns } from '../application/payout/run-payouts.ts';
-import type { SweepDisputes } from '../application/dispute/sweep-disputes.ts';
+import { PostgresCardVault } from '../modules/customer/adapters/postgres/postgres-card-vault.ts';
+import type { Billing } from '../modules/subscription/application/bill-subscriptions.ts';
+import type { TestClockAdvances } from '../modules/subscription/application/advance-test-clocks.ts';
+import type { CaptureOrder } from '../modules/capture/application/capture-order.ts';
+import type { RefundOrder } from '../modules/refund/application/refund-order.ts';
+import type { PayoutRuns } from '../modules/payout/application/run-payouts.ts';
+import type { SweepDisputes } from '../modules/dispute/application/sweep-disputes.ts';
 import type { Knex } from 'knex';
 import type { Config, ConnectedConfig } from '../config.ts';
-import { createDatabase } from '../adapters/postgres/database.ts';
-import { purgeExpiredIdempotencyKeys } from '../adapters/postgres/idempotency/postgres-idempotency-store.ts';
-import { purgeIdleRateLimitBuckets } from '../adapters/postgres/merchant/postgres-rate-limiter.ts';
-import { purgeEndedAuthFailureWindows } from '../adapters/postgres/merchant/postgres-auth-failure-limiter.ts';
-import { PostgresWebhookDeliveryQueue } from '../adapters/postgres/webhook/postgres-webhook-delivery-queue.ts';
-import { NodeHttpWebhookSender } from '../adapters/http/node-http-webhook-sender.ts';
-import { createAddressPolicy } from '../adapters/http/address-policy.ts';
-import { systemClock } from '../adapters/system/system-clock.ts';
-import { createOutboxRelay } from '../application/event/relay-outbox.ts';
+import { createDatabase } from '../kernel/adapters/postgres/database.ts';
+import { purgeExpiredIdempotencyKeys } from '../kernel/adapters/postgres/postgres-idempotency-store.ts';
+import { purgeIdleRateLimitBuckets } from '../modules/merchant/adapters/postgres/postgres-rate-limiter.ts';
+import { purgeEndedAuthFailureWindows } from '../modules/merchant/adapters/postgres/postgres-auth-failure-limiter.ts';
+import { PostgresWebhookDeliveryQueue } from '../modules/webhook/adapters/postgres/postgres-webhook-delivery-queue.ts';
+import { NodeHttpWebhookSender } from '../modules/webhook/adapters/http/node-http-webhook-sender.ts';
+import { createAddressPolicy } from '../modules/webhook/adapters/http/address-policy.ts';
+import { systemClock } from '../kernel/adapters/node/system-clock.ts';
+import { createOutboxRelay } from '../modules/event/application/relay-outbox.ts';
 import {
   createWebhookDispatcher,
   type DeliveryAttemptReport,
   type EventContext,
   type UnaccountedEvent,
   type WebhookDispatcher,
-} from '../application/webhook/webhook-dispatcher.ts';
-import type { Metrics } from '../ports/telemetry/metrics.port.ts';
-import type { KeyRing } from '../ports/vault/key-ring.port.ts';
-import type { EventSubscription } from '../ports/event/event-subscription.port.ts';
-import { createSigningSecrets } from '../application/webhook/signing-secrets.ts';
-import { RETRY_WINDOW_MS } from '../domain/webhook/retry-schedule.ts';
-import type { Payments } from '../application/payment/payments.ts';
+} from '../modules/webhook/application/webhook-dispatcher.ts';
+import type { Metrics } from '../kernel/ports/metrics.port.ts';
+import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
+import type { EventSubscription } from '../modules/event/ports/event-subscription.port.ts';
+import { createSigningSecrets } from '../modules/webhook/application/signing-secrets.ts';
+import { RETRY_WINDOW_MS } from '../modules/webhook/domain/retry-schedule.ts';
+import type { Payments } from '../modules/payment/application/payments.ts';
 import type { EventTransport } from './events.ts';
 import type { Log, LogFields } from './log.ts';
 import { unlessAbandoned } from './shutdown.ts';

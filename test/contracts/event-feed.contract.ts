@@ -1,8 +1,8 @@
 // The contract of the EventFeed port (the live tail behind `checkout listen`), which every adapter of it
 // passes: the NATS feed and the Postgres feed (test/event-feed.contract.test.ts).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { DomainEvent } from '../../src/domain/event/domain-event.ts';
-import type { EventFeed } from '../../src/ports/event/event-subscription.port.ts';
+import type { DomainEvent } from '../../src/modules/event/domain/domain-event.ts';
+import type { EventFeed } from '../../src/modules/event/ports/event-subscription.port.ts';
 import { waitFor } from '../support/wait.ts';
 import { anEvent, openTransport, type Transport, type TransportKind } from './event-transports.ts';
 

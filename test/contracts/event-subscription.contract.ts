@@ -1,10 +1,10 @@
-// The contract of the EventSubscription port (src/ports/event/event-subscription.port.ts), which every
+// The contract of the EventSubscription port (src/modules/event/ports/event-subscription.port.ts), which every
 // adapter of it passes: the JetStream consumer and the Postgres consumer (test/event-subscription.contract.test.ts).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import type { DomainEvent } from '../../src/domain/event/domain-event.ts';
-import type { Consumption, ReceivedEvent, Settlement } from '../../src/ports/event/event-subscription.port.ts';
+import type { DomainEvent } from '../../src/modules/event/domain/domain-event.ts';
+import type { Consumption, ReceivedEvent, Settlement } from '../../src/modules/event/ports/event-subscription.port.ts';
 import { waitFor } from '../support/wait.ts';
 import { anEvent, openSubscription, openTransport, type SubscriptionOptions, type Transport, type TransportKind } from './event-transports.ts';
 

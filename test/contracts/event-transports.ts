@@ -4,17 +4,17 @@
 // with that transport's reader and publisher, as `checkout serve` would.
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from 'nats';
-import { createDatabase } from '../../src/adapters/postgres/database.ts';
-import { PostgresEventOutbox, PostgresOutboxReader } from '../../src/adapters/postgres/event/postgres-event-outbox.ts';
-import { PostgresEventNotifications } from '../../src/adapters/postgres/event/postgres-event-notifications.ts';
-import { PostgresEventSubscription } from '../../src/adapters/postgres/event/postgres-event-subscription.ts';
-import { PostgresEventFeed } from '../../src/adapters/postgres/event/postgres-event-feed.ts';
-import { connectNats, ensureStream, type StreamOptions } from '../../src/adapters/nats/jetstream.ts';
-import { JetStreamEventPublisher } from '../../src/adapters/nats/jetstream-event-publisher.ts';
-import { JetStreamEventSubscription, NatsEventFeed } from '../../src/adapters/nats/jetstream-event-subscription.ts';
-import { createOutboxRelay } from '../../src/application/event/relay-outbox.ts';
-import type { DomainEvent, EventType } from '../../src/domain/event/domain-event.ts';
-import type { EventFeed, EventSubscription } from '../../src/ports/event/event-subscription.port.ts';
+import { createDatabase } from '../../src/kernel/adapters/postgres/database.ts';
+import { PostgresEventOutbox, PostgresOutboxReader } from '../../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
+import { PostgresEventNotifications } from '../../src/modules/event/adapters/postgres/postgres-event-notifications.ts';
+import { PostgresEventSubscription } from '../../src/modules/event/adapters/postgres/postgres-event-subscription.ts';
+import { PostgresEventFeed } from '../../src/modules/event/adapters/postgres/postgres-event-feed.ts';
+import { connectNats, ensureStream, type StreamOptions } from '../../src/modules/event/adapters/nats/jetstream.ts';
+import { JetStreamEventPublisher } from '../../src/modules/event/adapters/nats/jetstream-event-publisher.ts';
+import { JetStreamEventSubscription, NatsEventFeed } from '../../src/modules/event/adapters/nats/jetstream-event-subscription.ts';
+import { createOutboxRelay } from '../../src/modules/event/application/relay-outbox.ts';
+import type { DomainEvent, EventType } from '../../src/modules/event/domain/domain-event.ts';
+import type { EventFeed, EventSubscription } from '../../src/modules/event/ports/event-subscription.port.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from '../support/nats-server.ts';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { createDatabase, migrateLatest } from '../../src/adapters/postgres/database.ts';
+import { createDatabase, migrateLatest } from '../../src/kernel/adapters/postgres/database.ts';
 import { DEFAULT_TEST_POSTGRES_URL } from './test-servers.ts';
 
 /**

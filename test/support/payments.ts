@@ -1,7 +1,7 @@
 import { createClient, createContextValues, createRouterTransport, type ConnectRouter } from '@connectrpc/connect';
 import { CheckoutService, type SubmitCardPaymentResponse } from '../../src/gen/checkout/v1/checkout_pb.ts';
-import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
-import { HOSTED_PAGE } from '../../src/application/shared/request-context.ts';
+import type { SandboxCredentials } from '../../src/modules/merchant/application/create-sandbox.ts';
+import { HOSTED_PAGE } from '../../src/kernel/application/request-context.ts';
 import { createInProcessTransport } from '../../gateway/in-process-transport.ts';
 
 /**

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../../src/modules/merchant/application/create-sandbox.ts';
 import { freePort } from './nats-server.ts';
 import { spawnCheckout } from './webhooks.ts';
 import { waitFor } from './wait.ts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
 import { createCore, type Core, type CoreOptions } from '../../src/composition/core.ts';
-import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../../src/modules/merchant/application/create-sandbox.ts';
 import { buildGateway } from '../../gateway/app.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connect as connectNats } from 'nats';
 import pg from 'pg';
-import { embeddedPostgresBinaries, useEmbeddedPostgres } from '../../src/adapters/postgres/embedded-postgres.ts';
+import { embeddedPostgresBinaries, useEmbeddedPostgres } from '../../src/kernel/adapters/postgres/embedded-postgres.ts';
 
 /** The machine's Postgres that the tests use when TEST_POSTGRES_URL is unset and it answers (a server URL, no database). */
 export const DEFAULT_TEST_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432';

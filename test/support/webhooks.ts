@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
 import { loadConfig, type Config, type EventsMode } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/composition/service.ts';
-import type { SandboxCredentials } from '../../src/application/merchant/create-sandbox.ts';
+import type { SandboxCredentials } from '../../src/modules/merchant/application/create-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { MACHINE_NATS_URL, uniqueStream } from './nats-server.ts';
 import { orderBody } from './order-fixtures.ts';

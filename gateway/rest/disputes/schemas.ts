@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DISPUTE_REASONS } from '../../../src/domain/dispute/dispute.entity.ts';
+import { DISPUTE_REASONS } from '../../../src/modules/dispute/domain/dispute.entity.ts';
 import { Filter, ListQuery } from '../shared/list-query.ts';
 import {
   Amount,

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { CAPTURE_METHODS } from '../../../src/domain/order/capture.ts';
+import { CAPTURE_METHODS } from '../../../src/modules/order/domain/capture.ts';
 import {
   Amount,
   Body,

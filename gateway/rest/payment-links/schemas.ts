@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { PAYMENT_LINK_TYPES } from '../../../src/domain/payment-link/payment-link.entity.ts';
+import { PAYMENT_LINK_TYPES } from '../../../src/modules/payment-link/domain/payment-link.entity.ts';
 import {
   Amount,
   Body,

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { REFUND_REASONS } from '../../../src/domain/refund/refund.entity.ts';
+import { REFUND_REASONS } from '../../../src/modules/refund/domain/refund.entity.ts';
 import { Amount, Body, BODY_ERRORS, COMMON_ERRORS, ErrorAnswer, IdempotencyHeaders, IdParams, IsoTime, NoQuery, NOT_FOUND, OneOf, OptionalText, OrNull } from '../shared/schemas.ts';
 
 // Every shape of /v1/orders/:id/refunds, declared once.

@@ -1,8 +1,8 @@
 import { createContextValues, type CallOptions } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RATE_LIMIT_HEADERS } from '../../../src/application/merchant/authenticate.ts';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../../../src/application/order/order-service.ts';
-import { CLIENT_ADDRESS } from '../../../src/application/shared/request-context.ts';
+import { RATE_LIMIT_HEADERS } from '../../../src/modules/merchant/application/authenticate.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../../../src/modules/order/application/order-service.ts';
+import { CLIENT_ADDRESS } from '../../../src/kernel/application/request-context.ts';
 
 /** Headers the REST API forwards to the core unchanged. */
 const FORWARDED_HEADERS = ['authorization', 'idempotency-key'] as const;

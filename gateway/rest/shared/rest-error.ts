@@ -1,4 +1,4 @@
-import { maskCardNumbers } from '../../../src/domain/payment/card.ts';
+import { maskCardNumbers } from '../../../src/modules/payment/domain/card.ts';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '../../../src/gen/checkout/v1/errors_pb.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { findCurrency } from '../../../src/domain/money/currency.ts';
+import { findCurrency } from '../../../src/kernel/domain/currency.ts';
 import { invalidParam, type RestError } from './rest-error.ts';
 import { ALLOWED_NOTE, AMOUNT_NOTE, ERROR_NOTE, OPTIONAL_BODY_NOTE, type ErrorNote } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { INTERVALS } from '../../../src/domain/subscription/schedule.ts';
-import { AFTER_FAILED_RETRIES } from '../../../src/domain/subscription/subscription.entity.ts';
+import { INTERVALS } from '../../../src/modules/subscription/domain/schedule.ts';
+import { AFTER_FAILED_RETRIES } from '../../../src/modules/subscription/domain/subscription.entity.ts';
 import {
   Amount,
   Body,

@@ -1,0 +1,105 @@
+import { ApplicationError } from '../../../kernel/application/application-error.ts';
+import { createHash } from 'node:crypto';
+import { createOrder, validateCreateOrder, type CreateOrderCommand } from '../domain/create-order.ts';
+import { EVENT_ID_PREFIX } from '../../event/domain/domain-event.ts';
+import { ORDER_ID_PREFIX, type Order } from '../domain/order.entity.ts';
+import type { Caller } from '../../merchant/domain/caller.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { IdGenerator } from '../../../kernel/ports/id-generator.port.ts';
+import type { OrderCreationStore } from '../ports/order-creation-store.port.ts';
+import { hashClientSecret, newClientSecret } from '../../checkout/application/checkout-authorization.ts';
+
+/** Operation name under which idempotency keys of order creation are stored. */
+export const CREATE_ORDER_OPERATION = 'orders.create';
+
+/** The created order, and whether it is the replay of an earlier request with the same key. */
+export interface CreateOrderResult {
+  readonly order: Order;
+  readonly replayed: boolean;
+  /**
+   * The order's client secret, only when this call created the order: the service stores only its
+   * hash, so a replay (and any later read) cannot answer it again.
+   */
+  readonly clientSecret?: string;
+}
+
+/** Creates an order, honouring an optional idempotency key. */
+export type CreateOrderUseCase = (caller: Caller, command: CreateOrderCommand, idempotencyKey: string | undefined, fingerprintExtras?: readonly string[]) => Promise<CreateOrderResult>;
+
+/**
+ * Creates the order-creation use case. The idempotency key, the order and its
+ * order.created event are written atomically; concurrent requests with one key
+ * are decided by the key's unique constraint.
+ */
+export function createCreateOrder(deps: { readonly store: OrderCreationStore; readonly ids: IdGenerator; readonly clock: Clock }): CreateOrderUseCase {
+  return async (caller, rawCommand, idempotencyKey, fingerprintExtras = []) => {
+    const now = deps.clock.now();
+    const command = validateCreateOrder(rawCommand, now);
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
+    const orderId = deps.ids.newId(ORDER_ID_PREFIX);
+    const clientSecret = newClientSecret(orderId, deps.ids.newSecret(''));
+    const { order, event } = createOrder(command, {
+      orderId,
+      eventId: deps.ids.newId(EVENT_ID_PREFIX),
+      merchantId: caller.merchantId,
+      livemode: caller.livemode,
+      checkoutHost: caller.checkoutHost,
+      checkoutToken: deps.ids.newSecret(''),
+      clientSecretHash: hashClientSecret(clientSecret),
+      now,
+    });
+    const fingerprint = idempotencyKey === undefined ? '' : fingerprintOf(command, fingerprintExtras);
+    const claim = await deps.store.create(
+      idempotencyKey === undefined ? undefined : { scope: caller, key: idempotencyKey, operation: CREATE_ORDER_OPERATION, fingerprint, order },
+      order,
+      event,
+    );
+    if (claim.claimed) return { order, replayed: false, clientSecret };
+    const { existing } = claim;
+    if (existing.operation !== CREATE_ORDER_OPERATION || existing.fingerprint !== fingerprint) {
+      throw new ApplicationError(
+        'idempotency.key_reused',
+        `Idempotency-Key "${idempotencyKey}" was already used with a different request (${existing.operation}); use a new key for a new request.`,
+      );
+    }
+    return { order: existing.order, replayed: true };
+  };
+}
+
+/** Longest idempotency key accepted. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * Checks an Idempotency-Key's format.
+ * @throws DomainError idempotency.key_invalid
+ */
+export function checkIdempotencyKey(key: string): void {
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ApplicationError('idempotency.key_invalid', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces, e.g. a UUID.`, 'Idempotency-Key');
+  }
+  if (key.startsWith(RESERVED_KEY_PREFIX)) {
+    throw new ApplicationError('idempotency.key_invalid', `Idempotency-Key may not begin with "${RESERVED_KEY_PREFIX}": the service keys the orders of subscription cycles so.`, 'Idempotency-Key');
+  }
+}
+
+/** Keys the service claims for itself (a subscription cycle's order); a merchant's key may not begin so. */
+export const RESERVED_KEY_PREFIX = 'subscription_cycle:';
+
+/** A stable hash of the validated request, so a reused key can be told apart from a retry. */
+function fingerprintOf(command: CreateOrderCommand, extras: readonly string[]): string {
+  const canonical = JSON.stringify([
+    CREATE_ORDER_OPERATION,
+    command.amount.toString(),
+    command.currency,
+    command.reference,
+    command.lineItems.map((item) => [item.name, item.amount.toString()]),
+    command.returnUrl ?? null,
+    command.expiresAt?.toISOString() ?? null,
+    // Only a manual order's: the fingerprints of keys stored before capture methods existed stay as they were.
+    ...(command.captureMethod === 'manual' ? ['manual'] : []),
+    // Likewise only when set: a customer, and what an off-session charge adds (card, confirm).
+    ...(command.customerId ? [`customer:${command.customerId}`] : []),
+    ...extras,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}

@@ -1,0 +1,40 @@
+import type { DeclineCode } from '../domain/decline-code.ts';
+import type { PaymentChange } from '../domain/payment.entity.ts';
+import { DomainError } from '../../../kernel/domain/domain-error.ts';
+import { isPaid } from '../../order/domain/order-transitions.ts';
+import { attemptsOf, type PaymentKit, type Settled } from './payment-kit.ts';
+
+/** Where a payment left the order. */
+export interface PaymentOutcome {
+  readonly status: 'succeeded' | 'requires_authentication' | 'failed';
+  readonly settled: Settled;
+  readonly challenge: { readonly attemptId: string; readonly testCode: string | undefined } | undefined;
+  readonly declineCode: DeclineCode | undefined;
+}
+
+/** The outcome a settled payment gives its caller. @throws DomainError checkout.expired when the order expired instead. */
+export function outcomeOf(settled: Settled, change: Pick<PaymentChange, 'leg'>): PaymentOutcome {
+  if (isPaid(settled.order)) return { status: 'succeeded', settled, challenge: undefined, declineCode: undefined };
+  if (settled.order.status === 'expired') throw new DomainError('checkout.expired', 'This checkout has expired.');
+  if (change.leg.status === 'requires_authentication') {
+    return { status: 'requires_authentication', settled, challenge: { attemptId: change.leg.id, testCode: change.leg.challengeTestCode ?? undefined }, declineCode: undefined };
+  }
+  return { status: 'failed', settled, challenge: undefined, declineCode: change.leg.declineCode ?? undefined };
+}
+
+/** The first submission's outcome, once it is no longer processing (a repeated submission waits for it). */
+export async function waitForSubmission(kit: PaymentKit, orderId: string, submissionId: string): Promise<PaymentOutcome> {
+  const { deps } = kit;
+  const deadline = Date.now() + (deps.replayWaitMs ?? 15_000);
+  for (;;) {
+    const record = await deps.reads.payments.findBySubmission(orderId, submissionId);
+    const last = record!.attempts.at(-1)!;
+    if (last.status !== 'processing') {
+      const order = (await deps.reads.orders.findForCheckout(orderId))!;
+      return outcomeOf({ order, attempts: await attemptsOf(deps.reads.payments, orderId), merchant: await kit.merchantOf(order.merchantId) }, { leg: last });
+    }
+    if (Date.now() > deadline) throw new DomainError('checkout.payment_in_progress', 'This payment is still being processed; refresh the page in a moment.');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
