@@ -1,5 +1,5 @@
-// The contract of MerchantRepository with ApiKeyResolver and TestCardDirectory (src/ports/merchant/,
-// src/ports/payment/test-card-directory.port.ts), which every adapter passes: the Postgres repository
+// The contract of MerchantRepository with ApiKeyResolver and TestCardDirectory (src/modules/merchant/ports/,
+// src/modules/payment/ports/test-card-directory.port.ts), which every adapter passes: the Postgres repository
 // and the in-memory fake (test/storage-ports.contract.test.ts).
 import { describe, expect, test } from 'vitest';
 import { aMerchant, anApiKey, givenMerchant } from '../support/builders.ts';

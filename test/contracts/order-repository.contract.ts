@@ -1,8 +1,8 @@
-// The contract of OrderRepository and OrderCreationStore (src/ports/order/), which every adapter passes:
+// The contract of OrderRepository and OrderCreationStore (src/modules/order/ports/), which every adapter passes:
 // the Postgres repositories and the in-memory fakes (test/storage-ports.contract.test.ts).
 import { describe, expect, test } from 'vitest';
-import { markExpired, markPaid } from '../../src/domain/order/order-transitions.ts';
-import { ConflictError, UnknownCursorError } from '../../src/ports/shared/errors.ts';
+import { markExpired, markPaid } from '../../src/modules/order/domain/order-transitions.ts';
+import { ConflictError, UnknownCursorError } from '../../src/kernel/ports/errors.ts';
 import { anOrder, asStored, givenAuthorizedOrder, givenMerchant, givenOrder, unique } from '../support/builders.ts';
 import type { StoreUnderTest } from './stores.ts';
 

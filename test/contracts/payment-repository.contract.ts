@@ -1,8 +1,8 @@
-// The contract of PaymentRepository (src/ports/payment/payment-repository.port.ts), which every adapter
+// The contract of PaymentRepository (src/modules/payment/ports/payment-repository.port.ts), which every adapter
 // passes: the Postgres repository and the in-memory fake (test/storage-ports.contract.test.ts).
 import { describe, expect, test } from 'vitest';
-import { cancel, markCaptured, recordAuthorization, recordDecline, requireAuthentication, retryOnAlternative } from '../../src/domain/payment/payment.entity.ts';
-import { ConflictError } from '../../src/ports/shared/errors.ts';
+import { cancel, markCaptured, recordAuthorization, recordDecline, requireAuthentication, retryOnAlternative } from '../../src/modules/payment/domain/payment.entity.ts';
+import { ConflictError } from '../../src/kernel/ports/errors.ts';
 import { aCardPayment, givenMerchant, givenOrder, unique } from '../support/builders.ts';
 import type { StoreUnderTest } from './stores.ts';
 

@@ -1,7 +1,7 @@
-// The contracts of RefundRepository and CaptureRequests (src/ports/refund/, src/ports/capture/), which
+// The contracts of RefundRepository and CaptureRequests (src/modules/refund/ports/, src/modules/capture/ports/), which
 // every adapter passes: the Postgres repositories and the in-memory fakes (test/storage-ports.contract.test.ts).
 import { describe, expect, test } from 'vitest';
-import { ConflictError } from '../../src/ports/shared/errors.ts';
+import { ConflictError } from '../../src/kernel/ports/errors.ts';
 import { aDispute, aRefund, givenMerchant, givenPaidOrder } from '../support/builders.ts';
 import type { StoreUnderTest } from './stores.ts';
 

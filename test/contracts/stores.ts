@@ -1,23 +1,23 @@
 // The two adapters of each storage port, as the storage contract suites run them: the in-memory fakes
 // (test/support/fakes) and the Postgres adapters on a migrated database of the suite's own. Both are
 // reached through the same ports and seeded by the same builders (test/support/builders.ts).
-import { PostgresCaptureRequests } from '../../src/adapters/postgres/capture/postgres-capture-requests.ts';
-import { PostgresDisputeRepository } from '../../src/adapters/postgres/dispute/postgres-dispute-repository.ts';
-import { PostgresEventOutbox, PostgresOutboxReader } from '../../src/adapters/postgres/event/postgres-event-outbox.ts';
-import { PostgresIdempotencyStore, PostgresRequestLedger } from '../../src/adapters/postgres/idempotency/postgres-idempotency-store.ts';
-import { PostgresLedgerJournal } from '../../src/adapters/postgres/ledger/postgres-ledger.ts';
-import { PostgresMerchantRepository } from '../../src/adapters/postgres/merchant/postgres-merchant-repository.ts';
-import { PostgresOrderCreationStore } from '../../src/adapters/postgres/order/postgres-order-creation-store.ts';
-import { PostgresOrderRepository } from '../../src/adapters/postgres/order/postgres-order-repository.ts';
-import { PostgresPaymentRepository } from '../../src/adapters/postgres/payment/postgres-payment-repository.ts';
-import { PostgresUnitOfWork } from '../../src/adapters/postgres/postgres-unit-of-work.ts';
-import { PostgresRefundRepository } from '../../src/adapters/postgres/refund/postgres-refund-repository.ts';
-import type { OutboxReader } from '../../src/ports/event/event-outbox.port.ts';
-import type { IdempotencyStore } from '../../src/ports/idempotency/idempotency-store.port.ts';
-import type { ApiKeyResolver } from '../../src/ports/merchant/api-key-resolver.port.ts';
-import type { MerchantRepository } from '../../src/ports/merchant/merchant-repository.port.ts';
-import type { TestCardDirectory } from '../../src/ports/payment/test-card-directory.port.ts';
-import type { TransactionScope } from '../../src/ports/shared/unit-of-work.port.ts';
+import { PostgresCaptureRequests } from '../../src/modules/capture/adapters/postgres/postgres-capture-requests.ts';
+import { PostgresDisputeRepository } from '../../src/modules/dispute/adapters/postgres/postgres-dispute-repository.ts';
+import { PostgresEventOutbox, PostgresOutboxReader } from '../../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
+import { PostgresIdempotencyStore, PostgresRequestLedger } from '../../src/kernel/adapters/postgres/postgres-idempotency-store.ts';
+import { PostgresLedgerJournal } from '../../src/modules/ledger/adapters/postgres/postgres-ledger.ts';
+import { PostgresMerchantRepository } from '../../src/modules/merchant/adapters/postgres/postgres-merchant-repository.ts';
+import { PostgresOrderCreationStore } from '../../src/modules/order/adapters/postgres/postgres-order-creation-store.ts';
+import { PostgresOrderRepository } from '../../src/modules/order/adapters/postgres/postgres-order-repository.ts';
+import { PostgresPaymentRepository } from '../../src/modules/payment/adapters/postgres/postgres-payment-repository.ts';
+import { PostgresUnitOfWork } from '../../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { PostgresRefundRepository } from '../../src/modules/refund/adapters/postgres/postgres-refund-repository.ts';
+import type { OutboxReader } from '../../src/modules/event/ports/event-outbox.port.ts';
+import type { IdempotencyStore } from '../../src/kernel/ports/idempotency-store.port.ts';
+import type { ApiKeyResolver } from '../../src/modules/merchant/ports/api-key-resolver.port.ts';
+import type { MerchantRepository } from '../../src/modules/merchant/ports/merchant-repository.port.ts';
+import type { TestCardDirectory } from '../../src/modules/payment/ports/test-card-directory.port.ts';
+import type { TransactionScope } from '../../src/kernel/ports/unit-of-work.port.ts';
 import type { SeedPorts } from '../support/builders.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { FixedClock, memoryWorld, SequentialIds } from '../support/fakes/index.ts';

@@ -3,10 +3,10 @@
 // (commit, rollback, afterCommit, runAlone). Every adapter passes them: Postgres and the in-memory
 // fakes (test/storage-ports.contract.test.ts).
 import { describe, expect, test } from 'vitest';
-import { markPaid } from '../../src/domain/order/order-transitions.ts';
-import { ledgerTransaction, type LedgerTransaction } from '../../src/domain/ledger/ledger.ts';
-import type { KeyedRequest } from '../../src/ports/idempotency/idempotency-store.port.ts';
-import { ConflictError } from '../../src/ports/shared/errors.ts';
+import { markPaid } from '../../src/modules/order/domain/order-transitions.ts';
+import { ledgerTransaction, type LedgerTransaction } from '../../src/modules/ledger/domain/ledger.ts';
+import type { KeyedRequest } from '../../src/kernel/ports/idempotency-store.port.ts';
+import { ConflictError } from '../../src/kernel/ports/errors.ts';
 import { aCapturePosting, anOrderEvent, aRefund, givenMerchant, givenOrder, givenPaidOrder, unique } from '../support/builders.ts';
 import type { StoreUnderTest } from './stores.ts';
 

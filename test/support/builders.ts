@@ -3,24 +3,24 @@
 // in-memory fakes (test/support/fakes) and the Postgres adapters, so a contract suite runs one set of
 // cases on both. A test passes as overrides the values it asserts on, so they stay visible in it.
 import { randomBytes } from 'node:crypto';
-import { EVENT_ID_PREFIX, orderEvent, orderEventData, type DomainEvent } from '../../src/domain/event/domain-event.ts';
-import type { Dispute } from '../../src/domain/dispute/dispute.entity.ts';
-import { capturePosting } from '../../src/domain/ledger/postings.ts';
-import type { LedgerTransaction } from '../../src/domain/ledger/ledger.ts';
-import type { Caller } from '../../src/domain/merchant/caller.ts';
-import { authorizationExpiry } from '../../src/domain/order/capture.ts';
-import { createOrder, type CreateOrderCommand } from '../../src/domain/order/create-order.ts';
-import { ORDER_ID_PREFIX, type Order } from '../../src/domain/order/order.entity.ts';
-import { markAuthorized, markPaid } from '../../src/domain/order/order-transitions.ts';
-import { ATTEMPT_ID_PREFIX, type PaymentMethod } from '../../src/domain/payment/payment-attempt.entity.ts';
-import { markAuthorized as markLegAuthorized, markCaptured, PAYMENT_ID_PREFIX, recordAuthorization, startPayment, type PaymentChange, type PaymentRecord } from '../../src/domain/payment/payment.entity.ts';
-import { settlementBreakdown } from '../../src/domain/payment/settlement.ts';
-import { REFUND_ID_PREFIX, type Refund } from '../../src/domain/refund/refund.entity.ts';
-import type { MerchantRecord, MerchantRepository, NewApiKey } from '../../src/ports/merchant/merchant-repository.port.ts';
-import type { OrderCreationStore } from '../../src/ports/order/order-creation-store.port.ts';
-import type { Clock } from '../../src/ports/shared/clock.port.ts';
-import type { IdGenerator } from '../../src/ports/shared/id-generator.port.ts';
-import type { UnitOfWork } from '../../src/ports/shared/unit-of-work.port.ts';
+import { EVENT_ID_PREFIX, orderEvent, orderEventData, type DomainEvent } from '../../src/modules/event/domain/domain-event.ts';
+import type { Dispute } from '../../src/modules/dispute/domain/dispute.entity.ts';
+import { capturePosting } from '../../src/modules/ledger/domain/postings.ts';
+import type { LedgerTransaction } from '../../src/modules/ledger/domain/ledger.ts';
+import type { Caller } from '../../src/modules/merchant/domain/caller.ts';
+import { authorizationExpiry } from '../../src/modules/order/domain/capture.ts';
+import { createOrder, type CreateOrderCommand } from '../../src/modules/order/domain/create-order.ts';
+import { ORDER_ID_PREFIX, type Order } from '../../src/modules/order/domain/order.entity.ts';
+import { markAuthorized, markPaid } from '../../src/modules/order/domain/order-transitions.ts';
+import { ATTEMPT_ID_PREFIX, type PaymentMethod } from '../../src/modules/payment/domain/payment-attempt.entity.ts';
+import { markAuthorized as markLegAuthorized, markCaptured, PAYMENT_ID_PREFIX, recordAuthorization, startPayment, type PaymentChange, type PaymentRecord } from '../../src/modules/payment/domain/payment.entity.ts';
+import { settlementBreakdown } from '../../src/modules/payment/domain/settlement.ts';
+import { REFUND_ID_PREFIX, type Refund } from '../../src/modules/refund/domain/refund.entity.ts';
+import type { MerchantRecord, MerchantRepository, NewApiKey } from '../../src/modules/merchant/ports/merchant-repository.port.ts';
+import type { OrderCreationStore } from '../../src/modules/order/ports/order-creation-store.port.ts';
+import type { Clock } from '../../src/kernel/ports/clock.port.ts';
+import type { IdGenerator } from '../../src/kernel/ports/id-generator.port.ts';
+import type { UnitOfWork } from '../../src/kernel/ports/unit-of-work.port.ts';
 
 /** A unique suffix, so that builders used against one database never collide. */
 export const unique = (prefix = '') => `${prefix}${randomBytes(8).toString('hex')}`;

@@ -1,4 +1,4 @@
-import type { Clock } from '../../../src/ports/shared/clock.port.ts';
+import type { Clock } from '../../../src/kernel/ports/clock.port.ts';
 
 /** A Clock that stands still until a test moves it. */
 export class FixedClock implements Clock {

@@ -6,7 +6,7 @@
 // (a method they do not model throws notFaked, which says where to add it). Each one passes the
 // contract suite of its port (test/contracts/*.contract.ts) beside the Postgres adapter, so a rule
 // proven on the fakes holds on Postgres as far as the contract reaches.
-import type { TransactionScope } from '../../../src/ports/shared/unit-of-work.port.ts';
+import type { TransactionScope } from '../../../src/kernel/ports/unit-of-work.port.ts';
 import { FixedClock } from './fixed-clock.ts';
 import { MemoryOutboxReader, committedEvents } from './memory-event-outbox.ts';
 import { MemoryIdempotencyStore } from './memory-request-ledger.ts';

@@ -1,5 +1,5 @@
-import type { CaptureRequest, CaptureRequests } from '../../../src/ports/capture/capture-request.port.ts';
-import { ConflictError } from '../../../src/ports/shared/errors.ts';
+import type { CaptureRequest, CaptureRequests } from '../../../src/modules/capture/ports/capture-request.port.ts';
+import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import type { TablesRef } from './memory-tables.ts';
 
 /** CaptureRequests in memory: at most one per order (the table's primary key). */

@@ -1,7 +1,7 @@
-import type { Dispute } from '../../../src/domain/dispute/dispute.entity.ts';
-import type { Scope } from '../../../src/domain/merchant/caller.ts';
-import type { DisputePage, DisputeRepository } from '../../../src/ports/dispute/dispute-repository.port.ts';
-import { ConflictError } from '../../../src/ports/shared/errors.ts';
+import type { Dispute } from '../../../src/modules/dispute/domain/dispute.entity.ts';
+import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { DisputePage, DisputeRepository } from '../../../src/modules/dispute/ports/dispute-repository.port.ts';
+import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import { notFaked, type TablesRef } from './memory-tables.ts';
 
 /**

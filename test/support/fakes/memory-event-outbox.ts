@@ -1,6 +1,6 @@
-import type { DomainEvent } from '../../../src/domain/event/domain-event.ts';
-import type { EventOutbox, OutboxBatch, OutboxReader } from '../../../src/ports/event/event-outbox.port.ts';
-import { ConflictError } from '../../../src/ports/shared/errors.ts';
+import type { DomainEvent } from '../../../src/modules/event/domain/domain-event.ts';
+import type { EventOutbox, OutboxBatch, OutboxReader } from '../../../src/modules/event/ports/event-outbox.port.ts';
+import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
 
 /** events.seq: one counter for every fake world, so that rows appended in any transaction keep their order. */

@@ -1,5 +1,5 @@
-import { unbalancedReason, type LedgerTransaction } from '../../../src/domain/ledger/ledger.ts';
-import type { LedgerJournal } from '../../../src/ports/ledger/ledger.port.ts';
+import { unbalancedReason, type LedgerTransaction } from '../../../src/modules/ledger/domain/ledger.ts';
+import type { LedgerJournal } from '../../../src/modules/ledger/ports/ledger.port.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
 
 /** LedgerJournal in memory: append-only, refusing what does not balance (the table's trigger does so by the commit). */

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Caller } from '../../../src/domain/merchant/caller.ts';
-import type { TestCard, TestCardBehaviour } from '../../../src/domain/payment/test-card.ts';
-import type { ApiKeyResolver } from '../../../src/ports/merchant/api-key-resolver.port.ts';
-import type { MerchantReader, MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../../src/ports/merchant/merchant-repository.port.ts';
-import type { TestCardDirectory } from '../../../src/ports/payment/test-card-directory.port.ts';
-import { ConflictError } from '../../../src/ports/shared/errors.ts';
+import type { Caller } from '../../../src/modules/merchant/domain/caller.ts';
+import type { TestCard, TestCardBehaviour } from '../../../src/modules/payment/domain/test-card.ts';
+import type { ApiKeyResolver } from '../../../src/modules/merchant/ports/api-key-resolver.port.ts';
+import type { MerchantReader, MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../../src/modules/merchant/ports/merchant-repository.port.ts';
+import type { TestCardDirectory } from '../../../src/modules/payment/ports/test-card-directory.port.ts';
+import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import type { TablesRef } from './memory-tables.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,10 +1,10 @@
-import type { DomainEvent } from '../../../src/domain/event/domain-event.ts';
-import type { Scope } from '../../../src/domain/merchant/caller.ts';
-import type { Order } from '../../../src/domain/order/order.entity.ts';
-import type { ClaimResult, IdempotencyRecord } from '../../../src/ports/idempotency/idempotency-store.port.ts';
-import type { OrderCreationStore } from '../../../src/ports/order/order-creation-store.port.ts';
-import type { OrderListQuery, OrderPage, OrderRepository } from '../../../src/ports/order/order-repository.port.ts';
-import { ConflictError, UnknownCursorError } from '../../../src/ports/shared/errors.ts';
+import type { DomainEvent } from '../../../src/modules/event/domain/domain-event.ts';
+import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { Order } from '../../../src/modules/order/domain/order.entity.ts';
+import type { ClaimResult, IdempotencyRecord } from '../../../src/kernel/ports/idempotency-store.port.ts';
+import type { OrderCreationStore } from '../../../src/modules/order/ports/order-creation-store.port.ts';
+import type { OrderListQuery, OrderPage, OrderRepository } from '../../../src/modules/order/ports/order-repository.port.ts';
+import { ConflictError, UnknownCursorError } from '../../../src/kernel/ports/errors.ts';
 import { asStored } from '../builders.ts';
 import { appendEvent } from './memory-event-outbox.ts';
 import { claimOrderKey } from './memory-request-ledger.ts';

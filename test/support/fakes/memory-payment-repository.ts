@@ -1,9 +1,9 @@
-import type { Scope } from '../../../src/domain/merchant/caller.ts';
-import type { PaymentAttempt } from '../../../src/domain/payment/payment-attempt.entity.ts';
-import type { Payment, PaymentChange, PaymentRecord } from '../../../src/domain/payment/payment.entity.ts';
-import type { AttemptTally } from '../../../src/domain/payment/velocity.ts';
-import type { PaymentRepository, TallyScope } from '../../../src/ports/payment/payment-repository.port.ts';
-import { ConflictError } from '../../../src/ports/shared/errors.ts';
+import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { PaymentAttempt } from '../../../src/modules/payment/domain/payment-attempt.entity.ts';
+import type { Payment, PaymentChange, PaymentRecord } from '../../../src/modules/payment/domain/payment.entity.ts';
+import type { AttemptTally } from '../../../src/modules/payment/domain/velocity.ts';
+import type { PaymentRepository, TallyScope } from '../../../src/modules/payment/ports/payment-repository.port.ts';
+import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
 
 type LegField = keyof PaymentAttempt;

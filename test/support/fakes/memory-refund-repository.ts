@@ -1,6 +1,6 @@
-import type { Refund } from '../../../src/domain/refund/refund.entity.ts';
-import type { RefundRepository } from '../../../src/ports/refund/refund-repository.port.ts';
-import { ConflictError } from '../../../src/ports/shared/errors.ts';
+import type { Refund } from '../../../src/modules/refund/domain/refund.entity.ts';
+import type { RefundRepository } from '../../../src/modules/refund/ports/refund-repository.port.ts';
+import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import type { TablesRef } from './memory-tables.ts';
 
 const oldestFirst = (a: Refund, b: Refund) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

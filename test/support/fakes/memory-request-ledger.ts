@@ -1,5 +1,5 @@
-import type { Claim, ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger } from '../../../src/ports/idempotency/idempotency-store.port.ts';
-import type { Scope } from '../../../src/domain/merchant/caller.ts';
+import type { Claim, ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger } from '../../../src/kernel/ports/idempotency-store.port.ts';
+import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
 import { asStored } from '../builders.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
 

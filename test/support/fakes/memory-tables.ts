@@ -1,17 +1,17 @@
 // The rows the in-memory fakes keep, one Map per table. Every value is an immutable domain object that
 // a write replaces whole, so a transaction's snapshot is a copy of the Maps only (copy-on-write): what
 // a unit of work changes lands in its copy, and the copy becomes the committed tables, or is dropped.
-import type { DomainEvent } from '../../../src/domain/event/domain-event.ts';
-import type { Dispute } from '../../../src/domain/dispute/dispute.entity.ts';
-import type { LedgerTransaction } from '../../../src/domain/ledger/ledger.ts';
-import type { KeyKind } from '../../../src/domain/merchant/api-key.ts';
-import type { Order } from '../../../src/domain/order/order.entity.ts';
-import type { PaymentAttempt } from '../../../src/domain/payment/payment-attempt.entity.ts';
-import type { Payment } from '../../../src/domain/payment/payment.entity.ts';
-import type { TestCardBehaviour } from '../../../src/domain/payment/test-card.ts';
-import type { Refund } from '../../../src/domain/refund/refund.entity.ts';
-import type { CaptureRequest } from '../../../src/ports/capture/capture-request.port.ts';
-import type { MerchantRecord } from '../../../src/ports/merchant/merchant-repository.port.ts';
+import type { DomainEvent } from '../../../src/modules/event/domain/domain-event.ts';
+import type { Dispute } from '../../../src/modules/dispute/domain/dispute.entity.ts';
+import type { LedgerTransaction } from '../../../src/modules/ledger/domain/ledger.ts';
+import type { KeyKind } from '../../../src/modules/merchant/domain/api-key.ts';
+import type { Order } from '../../../src/modules/order/domain/order.entity.ts';
+import type { PaymentAttempt } from '../../../src/modules/payment/domain/payment-attempt.entity.ts';
+import type { Payment } from '../../../src/modules/payment/domain/payment.entity.ts';
+import type { TestCardBehaviour } from '../../../src/modules/payment/domain/test-card.ts';
+import type { Refund } from '../../../src/modules/refund/domain/refund.entity.ts';
+import type { CaptureRequest } from '../../../src/modules/capture/ports/capture-request.port.ts';
+import type { MerchantRecord } from '../../../src/modules/merchant/ports/merchant-repository.port.ts';
 
 /** An order row: the order and what the orders table keeps beside it. */
 export interface OrderRow {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AfterCommit, TransactionScope, UnitOfWork } from '../../../src/ports/shared/unit-of-work.port.ts';
+import type { AfterCommit, TransactionScope, UnitOfWork } from '../../../src/kernel/ports/unit-of-work.port.ts';
 import { MemoryCaptureRequests } from './memory-capture-requests.ts';
 import { MemoryDisputeRepository } from './memory-dispute-repository.ts';
 import { MemoryEventOutbox } from './memory-event-outbox.ts';

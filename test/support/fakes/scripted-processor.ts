@@ -1,5 +1,5 @@
-import type { DeclineCode } from '../../../src/domain/payment/decline-code.ts';
-import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../src/ports/payment/payment-processor.port.ts';
+import type { DeclineCode } from '../../../src/modules/payment/domain/decline-code.ts';
+import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../src/modules/payment/ports/payment-processor.port.ts';
 
 /** What a processor call can be scripted to do: approve (the default), decline with a code, or not answer (throw). */
 export type Script = 'approve' | { readonly decline: DeclineCode } | 'unreachable';

@@ -1,4 +1,4 @@
-import type { IdGenerator } from '../../../src/ports/shared/id-generator.port.ts';
+import type { IdGenerator } from '../../../src/kernel/ports/id-generator.port.ts';
 
 /**
  * An IdGenerator that counts: readable ids ("ord_0001") for assertions, still unique per prefix.
