@@ -41,7 +41,10 @@ export function aMerchant(overrides: Partial<MerchantRecord> = {}): MerchantReco
 /** An API key to store; its secret is what a caller would send. */
 export function anApiKey(overrides: Partial<NewApiKey> = {}): NewApiKey {
   const livemode = overrides.livemode ?? false;
-  return { id: unique('key_'), kind: 'secret', livemode, secret: unique(livemode ? 'sk_live_' : 'sk_test_'), ...overrides };
+  const kind = overrides.kind ?? 'secret';
+  // Shaped as issued keys are (parseApiKey): sk_|pk_, the mode, then 32 alphanumerics.
+  const secret = `${kind === 'secret' ? 'sk' : 'pk'}_${livemode ? 'live' : 'test'}_${randomBytes(16).toString('hex')}`;
+  return { id: unique('key_'), kind, livemode, secret, ...overrides };
 }
 
 /** The caller an API key of `merchant` stands for. */
