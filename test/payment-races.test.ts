@@ -6,7 +6,10 @@ import { pageToken } from './support/payments.ts';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { createPayments } from '../src/modules/payment/application/payments.ts';
-import { createCheckoutPayments } from '../src/modules/checkout/application/checkout-payments.ts';
+import type { PaymentInstrument } from '../src/modules/payment/application/payment-instrument.ts';
+import type { PaymentOutcome } from '../src/modules/payment/application/payment-outcome.ts';
+import { authorizeCheckout, type CheckoutCredential } from '../src/modules/checkout/application/checkout-authorization.ts';
+import { orderIdOfCheckout } from '../src/modules/order/domain/order.entity.ts';
 import { PostgresPaymentRepository } from '../src/modules/payment/adapters/postgres/postgres-payment-repository.ts';
 import { parseCard } from '../src/modules/payment/domain/card.ts';
 import { DEFAULT_VELOCITY_LIMITS } from '../src/modules/payment/domain/velocity.ts';
@@ -150,7 +153,8 @@ class RecordingAcquirer implements PaymentProcessor {
 }
 
 describe('captures that cannot be recorded (the engine with a recording acquirer)', () => {
-  let engine: ReturnType<typeof createCheckoutPayments> & {
+  let engine: {
+    pay(checkoutId: string, credential: CheckoutCredential, submissionId: string, instrument: PaymentInstrument, client: { address: string }): Promise<PaymentOutcome>;
     receiveTransfer(order: Order): Promise<Order>;
     recoverAttempts(limit: number): Promise<number>;
     expireDue(limit: number): Promise<number>;
@@ -176,7 +180,8 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     });
     // The page's side of the use cases, and the server's: the test drives both over the recording acquirer.
     engine = {
-      ...createCheckoutPayments(payments),
+      pay: (checkoutId, credential, submissionId, instrument, client) =>
+        payments.payOrder({ orderId: orderIdOfCheckout(checkoutId), authorize: (order) => authorizeCheckout(order, credential, new Date()), submissionId, instrument, client }),
       receiveTransfer: (order) => uow.run((tx, afterCommit) => payments.receiveTransfer(tx, afterCommit, order.id)),
       recoverAttempts: payments.recoverAttempts,
       expireDue: payments.expireDue,
@@ -197,7 +202,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     const calls = alpha.calls.length;
     const result = await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-race', approvedCard(), { address: '127.0.0.1' });
     expect(result.status).toBe('succeeded');
-    expect(result.view.order.method).toBe('bank_transfer');
+    expect(result.settled.order.method).toBe('bank_transfer');
 
     const [capture, reversal, ...rest] = alpha.calls.slice(calls);
     expect(capture?.op).toBe('capture');

@@ -14,7 +14,6 @@ import { BalanceService } from '../gen/checkout/v1/balance_pb.ts';
 import { PostgresRefundRepository } from '../modules/refund/adapters/postgres/postgres-refund-repository.ts';
 import { createRefundOrder, type RefundOrder } from '../modules/refund/application/refund-order.ts';
 import { createVoidOrder } from '../modules/void/application/void-order.ts';
-import { createExpireOrder } from '../modules/payment/application/expire-order.ts';
 import { createCaptureOrder, type CaptureOrder } from '../modules/capture/application/capture-order.ts';
 import { createRefundService } from '../modules/refund/application/refund-service.ts';
 import { RefundService } from '../gen/checkout/v1/refund_pb.ts';
@@ -63,7 +62,8 @@ import { createOrderService } from '../modules/order/application/order-service.t
 import { createTestHelperService } from '../modules/test-helpers/application/test-helper-service.ts';
 import { createCheckoutService } from '../modules/checkout/application/checkout-service.ts';
 import { createPayments, type Payments } from '../modules/payment/application/payments.ts';
-import { createCheckoutPayments } from '../modules/checkout/application/checkout-payments.ts';
+import { createCheckoutCards } from '../modules/checkout/application/checkout-cards.ts';
+import { createGetCheckout } from '../modules/checkout/application/get-checkout.ts';
 import { PostgresMerchantRepository } from '../modules/merchant/adapters/postgres/postgres-merchant-repository.ts';
 import { PostgresRateLimiter, type RateLimitPolicy } from '../modules/merchant/adapters/postgres/postgres-rate-limiter.ts';
 import { PostgresAuthFailureLimiter, type AuthFailurePolicy } from '../modules/merchant/adapters/postgres/postgres-auth-failure-limiter.ts';
@@ -185,7 +185,7 @@ export function createCore(options: CoreOptions): Core {
   const vault = createCardVaultUseCases({
     keys: keyRing,
     reads: cardReads,
-    routesOf: (livemode) => payments.kit.routesOf(livemode),
+    routesOf: (livemode) => payments.parts.routes.routesOf(livemode),
     testCards: merchants,
     onBackgroundError: options.onInternalError,
     ids,
@@ -212,7 +212,7 @@ export function createCore(options: CoreOptions): Core {
   const newRequestId = () => ids.newId('req_');
   const objectModes = new PostgresObjectModes(options.knex);
   const idempotent = createIdempotent(uow);
-  const captureOrder = createCaptureOrder(payments.kit);
+  const captureOrder = createCaptureOrder(payments.parts);
   const orderCreation = new PostgresOrderCreationStore(options.knex);
   const customers = new PostgresCustomerRepository(options.knex);
   const customerService = createCustomerService({ authenticate, idempotent, customers, cards: cardReads, vault, ids, clock });
@@ -236,13 +236,22 @@ export function createCore(options: CoreOptions): Core {
     createOrder: createCreateOrder({ store: orderCreation, ids, clock }),
     getOrder,
     listOrders: createListOrders({ orders, payments: paymentStore, refunds: refundStore, disputes: disputeStore }),
-    voidOrder: createVoidOrder(payments.kit),
+    voidOrder: createVoidOrder(payments.parts),
     captureOrder,
-    expireOrder: createExpireOrder(payments.kit),
+    expireOrder: payments.expireOrder,
     idempotent,
     prepareCharge: createPrepareOrderCharge({ customers, vault, payOrder: payments.payOrder }),
   });
-  const checkoutService = createCheckoutService({ engine: createCheckoutPayments(payments, { cards: cardReads, useCases: vault }), clock, authenticate });
+  const checkoutCards = createCheckoutCards({ cards: cardReads, useCases: vault });
+  const checkoutService = createCheckoutService({
+    getCheckout: createGetCheckout({ ...payments.parts, cards: checkoutCards }),
+    payOrder: payments.payOrder,
+    authenticatePayment: payments.authenticate,
+    cards: checkoutCards,
+    orders,
+    clock,
+    authenticate,
+  });
   const settleDue = createSettleDue({ settlement: new PostgresSettlement(options.knex), clock });
   const ledgerAudit = new PostgresLedgerAudit(options.knex);
   const payoutReader = new PostgresPayoutReader(options.knex);
@@ -256,8 +265,8 @@ export function createCore(options: CoreOptions): Core {
     cutoffMinutesUtc: options.payoutCutoffMinutesUtc ?? 0,
   });
   const payoutService = createPayoutService({ authenticate, payouts: payoutReader });
-  const openDispute = createOpenDispute(payments.kit);
-  const sweepDisputes = createSweepDisputes(payments.kit, { disputes: disputeStore }, openDispute);
+  const openDispute = createOpenDispute(payments.parts);
+  const sweepDisputes = createSweepDisputes(payments.parts, { disputes: disputeStore }, openDispute);
   const disputeService = createDisputeService({
     authenticate,
     idempotent,
@@ -267,7 +276,7 @@ export function createCore(options: CoreOptions): Core {
   });
   const testHelperService = createTestHelperService({ authenticate, receiveTransfer: payments.receiveTransfer, idempotent, payouts: payoutRuns, openDispute });
   const balanceService = createBalanceService({ authenticate, ledger: ledgerAudit });
-  const refundOrder = createRefundOrder(payments.kit, { refunds: refundStore });
+  const refundOrder = createRefundOrder(payments.parts, { refunds: refundStore });
   const refundService = createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: paymentStore });
   const linkStore = new PostgresPaymentLinkRepository(options.knex);
   const paymentLinkService = createPaymentLinkService({

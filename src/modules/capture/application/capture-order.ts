@@ -4,7 +4,12 @@ import type { Order } from '../../order/domain/order.entity.ts';
 import { markCaptured } from '../../payment/domain/payment.entity.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
-import type { PaymentKit } from '../../payment/application/payment-kit.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { UnitOfWork } from '../../../kernel/ports/unit-of-work.port.ts';
+import type { PaymentRepository } from '../../payment/ports/payment-repository.port.ts';
+import type { MerchantCache } from '../../payment/application/merchant-cache.ts';
+import type { PaymentRecorder } from '../../payment/application/payment-recorder.ts';
+import type { RouteRegistry } from '../../payment/application/route-registry.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 
 /**
@@ -38,9 +43,20 @@ export interface CaptureOrder {
 /** How long a capture request may stand before the sweeper finishes it: well past any acquirer call. */
 export const STALE_CAPTURE_MS = 60_000;
 
-/** Creates the capture use case over the payment kit's acquirers and its ledger posting. */
-export function createCaptureOrder(kit: PaymentKit): CaptureOrder {
-  const { deps } = kit;
+/** What capturing runs on: the routes' processors, and the payment recorder's ledger posting. */
+export interface CaptureOrderDeps {
+  readonly uow: UnitOfWork;
+  readonly reads: { readonly payments: Pick<PaymentRepository, 'listForOrder'> };
+  readonly clock: Clock;
+  readonly routes: Pick<RouteRegistry, 'processorOf'>;
+  readonly merchants: Pick<MerchantCache, 'merchantIn'>;
+  readonly recorder: Pick<PaymentRecorder, 'recordPaid'>;
+  /** An acquirer that did not answer, or a stale request that could not be finished. */
+  readonly onBackgroundError: (err: unknown) => void;
+}
+
+/** Creates the capture use case over the routes' processors and the payment recorder. */
+export function createCaptureOrder(deps: CaptureOrderDeps): CaptureOrder {
 
   const captureOrder: CaptureOrder = {
     async request(tx, scope, orderId, amount) {
@@ -63,7 +79,7 @@ export function createCaptureOrder(kit: PaymentKit): CaptureOrder {
       if (!request) return false;
       const record = (await deps.reads.payments.listForOrder(orderId)).find((p) => p.payment.id === request.paymentId);
       const leg = record?.attempts.find((a) => a.status === 'authorized');
-      const processor = leg && kit.processorOf(leg.route);
+      const processor = leg && deps.routes.processorOf(leg.route);
       if (!record || !leg?.processorRef || !processor) throw new Error(`capture request of ${orderId} names no authorized payment on a known route`);
       let answer;
       try {
@@ -83,8 +99,8 @@ export function createCaptureOrder(kit: PaymentKit): CaptureOrder {
         if (!order || !still || order.status !== 'authorized') return; // recorded by another call meanwhile
         const now = deps.clock.now();
         await tx.payments.markCaptured(markCaptured({ payment: record.payment, leg }, { processorRef: answer.processorRef, amount: still.amount, capturedAt: now }, leg.authentication, now));
-        const merchant = await kit.merchantIn(tx, order.merchantId);
-        await kit.recordPaid(tx, order, { id: record.payment.id, method: record.payment.method }, merchant, now, still.amount);
+        const merchant = await deps.merchants.merchantIn(tx, order.merchantId);
+        await deps.recorder.recordPaid(tx, order, { id: record.payment.id, method: record.payment.method }, merchant, now, still.amount);
         await tx.captures.remove(orderId);
       });
       return true;

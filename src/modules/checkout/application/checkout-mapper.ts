@@ -12,7 +12,7 @@ import type { PaymentMethod } from '../../payment/domain/payment-attempt.entity.
 import { orderToProto } from '../../order/application/order-mapper.ts';
 import { savedCardToProto } from '../../customer/application/customer-mapper.ts';
 import type { CheckoutView } from './checkout-view.ts';
-import type { PaymentResult } from './checkout-payments.ts';
+import type { PaymentResult } from './payment-result.ts';
 
 /** Each payment method's proto value. */
 export const METHOD_TO_PROTO: { readonly [M in PaymentMethod]: ProtoPaymentMethod } = {

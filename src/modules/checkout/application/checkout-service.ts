@@ -12,16 +12,40 @@ import {
 import { parseCard } from '../../payment/domain/card.ts';
 import type { Clock } from '../../../kernel/ports/clock.port.ts';
 import { checkoutToProto, outcomeToProto } from './checkout-mapper.ts';
-import type { PaymentClient } from '../../payment/application/pay-order.ts';
-import type { CheckoutPayments } from './checkout-payments.ts';
+import { orderIdOfCheckout, type Order } from '../../order/domain/order.entity.ts';
+import type { OrderRepository } from '../../order/ports/order-repository.port.ts';
+import type { PayOrder } from '../../payment/application/pay-order.ts';
+import type { AuthenticatePayment } from '../../payment/application/authenticate-payment.ts';
+import type { PaymentClient } from '../../payment/application/payment-instrument.ts';
+import { ApplicationError } from '../../../kernel/application/application-error.ts';
+import type { CheckoutCards } from './checkout-cards.ts';
+import type { GetCheckout } from './get-checkout.ts';
+import { paymentResult } from './payment-result.ts';
 import { CLIENT_ADDRESS, HOSTED_PAGE } from '../../../kernel/application/request-context.ts';
 import type { Authenticate } from '../../merchant/application/authenticate.ts';
-import { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
+import { authorizeCheckout, CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
 
 export { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER } from './checkout-authorization.ts';
 
+/** What the checkout service calls: the payment use cases themselves, and the checkout's read. */
+export interface CheckoutServiceDeps {
+  readonly getCheckout: GetCheckout;
+  readonly payOrder: PayOrder;
+  readonly authenticatePayment: AuthenticatePayment;
+  readonly cards: CheckoutCards;
+  /** The order of a saved card's payment, read before its card is opened. */
+  readonly orders: Pick<OrderRepository, 'findForCheckout'>;
+  readonly clock: Clock;
+  readonly authenticate: Authenticate;
+}
+
 /**
- * Implements checkout.v1.CheckoutService over the payment engine. A call with an Authorization
+ * Implements checkout.v1.CheckoutService over the payment use cases, which it calls directly: the
+ * caller names an order by its checkout id and proves it may act on it with a
+ * {@link CheckoutCredential} (the page's checkout token, or an app's publishable key and client
+ * secret), which the one rule authorizeCheckout checks, again under the order's lock; the outcome
+ * comes back as the page's view. The page is one caller of pay-order among others (a server-side
+ * charge, a subscription's cycle). A call with an Authorization
  * header (or a client secret) is an app's: its publishable key is verified and carried with the
  * client secret; any other is the hosted page's, by its checkout token. authorizeCheckout decides.
  *
@@ -31,7 +55,7 @@ export { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER } from './checkout-authoriz
  * id, which every client secret contains), an app's GetCheckout, and every payment's answer carry
  * an empty token: nothing a client secret can reach outlives it.
  */
-export function createCheckoutService(deps: { readonly engine: CheckoutPayments; readonly clock: Clock; readonly authenticate: Authenticate }): ServiceImpl<typeof CheckoutService> {
+export function createCheckoutService(deps: CheckoutServiceDeps): ServiceImpl<typeof CheckoutService> {
   const credential = async (ctx: HandlerContext): Promise<CheckoutCredential | undefined> => {
     const secret = ctx.requestHeader.get(CLIENT_SECRET_HEADER);
     if (ctx.requestHeader.get('authorization') === null && secret === null) {
@@ -44,13 +68,15 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
   /** A state-changing call's credential: without any, the page's empty token (refused). */
   const required = async (ctx: HandlerContext): Promise<CheckoutCredential> => (await credential(ctx)) ?? { kind: 'checkout_token', token: '' };
   const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS) });
+  /** The credential's check of an order, run by the use case under the order's lock. */
+  const authorized = (credential: CheckoutCredential) => (order: Order) => authorizeCheckout(order, credential, deps.clock.now());
 
   return {
     getCheckout: async (req, ctx) => {
       // The page's read needs no token (it is how the page learns it); an app's is authorized.
       const given = await credential(ctx);
       const app = given?.kind === 'client_secret';
-      const view = await deps.engine.view(req.checkoutId, app ? given : undefined);
+      const view = await deps.getCheckout(req.checkoutId, app ? given : undefined);
       // Only the hosted page's own render learns the token; an app pays with its client secret, which
       // expires, and an anonymous caller may hold no more than a secret's checkout id.
       const checkout = checkoutToProto(view, { withToken: !app && ctx.values.get(HOSTED_PAGE) === true });
@@ -67,20 +93,40 @@ export function createCheckoutService(deps: { readonly engine: CheckoutPayments;
         },
         deps.clock.now(),
       );
-      const result = await deps.engine.pay(req.checkoutId, await required(ctx), req.submissionId, { method: 'card', card }, client(ctx), req.saveCard);
-      return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
+      // The card to save is held for this submission's payment, and saved with its success only.
+      const outcome = await deps.payOrder({
+        orderId: orderIdOfCheckout(req.checkoutId),
+        authorize: authorized(await required(ctx)),
+        submissionId: req.submissionId,
+        instrument: { method: 'card', card },
+        client: client(ctx),
+        saveCard: req.saveCard,
+      });
+      return create(SubmitCardPaymentResponseSchema, { outcome: outcomeToProto(await paymentResult(outcome, deps.cards)) });
     },
     submitSavedCardPayment: async (req, ctx) => {
-      const result = await deps.engine.paySaved(req.checkoutId, await required(ctx), req.submissionId, req.cardId, client(ctx));
-      return create(SubmitSavedCardPaymentResponseSchema, { outcome: outcomeToProto(result) });
+      const credential = await required(ctx);
+      // The order is read and its credential checked before its customer's card is opened (and again under the lock).
+      const order = await deps.orders.findForCheckout(orderIdOfCheckout(req.checkoutId));
+      if (!order) throw new ApplicationError('checkout.not_found', 'No such checkout.');
+      authorized(credential)(order);
+      const instrument = await deps.cards.savedInstrument(order, req.cardId);
+      const outcome = await deps.payOrder({ orderId: order.id, authorize: authorized(credential), submissionId: req.submissionId, instrument, client: client(ctx) });
+      return create(SubmitSavedCardPaymentResponseSchema, { outcome: outcomeToProto(await paymentResult(outcome, deps.cards)) });
     },
     completeAuthentication: async (req, ctx) => {
-      const result = await deps.engine.authenticate(req.checkoutId, await required(ctx), req.attemptId, req.abandon ? { abandon: true } : { code: req.code });
-      return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(result) });
+      // A card its payment was asked to save is saved (or dropped) with that payment's own end.
+      const outcome = await deps.authenticatePayment({
+        orderId: orderIdOfCheckout(req.checkoutId),
+        authorize: authorized(await required(ctx)),
+        attemptId: req.attemptId,
+        answer: req.abandon ? { abandon: true } : { code: req.code },
+      });
+      return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(await paymentResult(outcome, deps.cards)) });
     },
     submitWalletPayment: async (req, ctx) => {
-      const result = await deps.engine.pay(req.checkoutId, await required(ctx), req.submissionId, { method: 'wallet' }, client(ctx));
-      return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(result) });
+      const outcome = await deps.payOrder({ orderId: orderIdOfCheckout(req.checkoutId), authorize: authorized(await required(ctx)), submissionId: req.submissionId, instrument: { method: 'wallet' }, client: client(ctx) });
+      return create(SubmitWalletPaymentResponseSchema, { outcome: outcomeToProto(await paymentResult(outcome, deps.cards)) });
     },
   };
 }

@@ -23,7 +23,7 @@ import type { TestCardDirectory } from '../../payment/ports/test-card-directory.
 import type { CardVault } from '../ports/card-vault.port.ts';
 import type { KeyRing, SealedSecret } from '../../../kernel/ports/key-ring.port.ts';
 import type { CardSaving } from '../../payment/application/card-saving.ts';
-import type { Routes } from '../../payment/application/payment-kit.ts';
+import type { Routes } from '../../payment/application/route-registry.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 
 /**

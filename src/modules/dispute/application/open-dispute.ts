@@ -2,7 +2,10 @@ import { convert } from '../../payment/domain/settlement.ts';
 import { DISPUTE_ID_PREFIX, openDispute, planDispute, type Dispute, type DisputeCommand, type DisputeSource } from '../domain/dispute.entity.ts';
 import { disputeWithdrawalPosting } from '../../ledger/domain/postings.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
-import type { PaymentKit } from '../../payment/application/payment-kit.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { IdGenerator } from '../../../kernel/ports/id-generator.port.ts';
+import type { EventIds } from '../../event/application/event-ids.ts';
+import type { MerchantCache } from '../../payment/application/merchant-cache.ts';
 import { evidenceOf } from './order-evidence.ts';
 
 /**
@@ -15,14 +18,13 @@ import { evidenceOf } from './order-evidence.ts';
 export type OpenDisputeIn = (tx: TransactionScope, orderId: string, command: DisputeCommand, source: DisputeSource) => Promise<Dispute>;
 
 /** Creates the use case that opens disputes, for the test helper and the dispute card's sweeper. */
-export function createOpenDispute(kit: PaymentKit): OpenDisputeIn {
-  const { deps } = kit;
+export function createOpenDispute(deps: { readonly ids: IdGenerator; readonly clock: Clock; readonly eventIds: EventIds; readonly merchants: Pick<MerchantCache, 'merchantIn'> }): OpenDisputeIn {
   return async (tx, orderId, command, source) => {
     const order = await tx.orders.lock(orderId);
     if (!order) throw new Error(`order ${orderId} vanished`);
     const paid = (await tx.payments.listForOrder(order.id)).find((p) => p.payment.status === 'succeeded');
     const holds = { paymentId: paid?.payment.id, refundPending: await tx.refunds.pendingAmount(order.id), disputed: await tx.disputes.heldAmount(order.id) };
-    const merchant = await kit.merchantIn(tx, order.merchantId);
+    const merchant = await deps.merchants.merchantIn(tx, order.merchantId);
     const now = deps.clock.now();
     const planned = planDispute(order, holds, command, {
       id: deps.ids.newId(DISPUTE_ID_PREFIX),
@@ -32,7 +34,7 @@ export function createOpenDispute(kit: PaymentKit): OpenDisputeIn {
       withdrawn: (amount) => convert(amount, merchant.settlementCurrency) ?? amount,
       source,
     });
-    const change = openDispute(planned, order, await evidenceOf(tx, order), kit.eventIds);
+    const change = openDispute(planned, order, await evidenceOf(tx, order), deps.eventIds);
     await tx.disputes.open(change.dispute);
     for (const event of change.events) await tx.outbox.append(event);
     await tx.ledger.post(

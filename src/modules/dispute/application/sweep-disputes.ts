@@ -4,7 +4,9 @@ import { TEST_CARD_DISPUTE_DELAY_MS } from '../../payment/domain/test-card.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
 import type { DisputeRepository } from '../ports/dispute-repository.port.ts';
 import { ConflictError } from '../../../kernel/ports/errors.ts';
-import type { PaymentKit } from '../../payment/application/payment-kit.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { UnitOfWork } from '../../../kernel/ports/unit-of-work.port.ts';
+import type { EventIds } from '../../event/application/event-ids.ts';
 import type { OpenDisputeIn } from './open-dispute.ts';
 
 /** What one sweep did. */
@@ -25,8 +27,11 @@ export interface DisputeSweep {
 export type SweepDisputes = (limit?: number) => Promise<DisputeSweep>;
 
 /** Creates the sweeper's use case. */
-export function createSweepDisputes(kit: PaymentKit, reads: { readonly disputes: DisputeRepository }, openIn: OpenDisputeIn): SweepDisputes {
-  const { deps } = kit;
+export function createSweepDisputes(
+  deps: { readonly uow: UnitOfWork; readonly clock: Clock; readonly eventIds: EventIds; readonly onBackgroundError: (err: unknown) => void },
+  reads: { readonly disputes: DisputeRepository },
+  openIn: OpenDisputeIn,
+): SweepDisputes {
   return async (limit = 100) => {
     const now = deps.clock.now();
     let opened = 0;
@@ -52,7 +57,7 @@ export function createSweepDisputes(kit: PaymentKit, reads: { readonly disputes:
           const at = deps.clock.now();
           const outcome = isPastDue(dispute, at) ? 'lost' : testOutcome(dispute);
           if (!outcome) return false; // closed or decided by another sweeper meanwhile
-          const change = closeDispute(dispute, outcome, at, kit.eventIds);
+          const change = closeDispute(dispute, outcome, at, deps.eventIds);
           await tx.disputes.recordOutcome(change.dispute, at);
           for (const event of change.events) await tx.outbox.append(event);
           const facts = {

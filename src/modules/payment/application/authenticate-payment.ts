@@ -2,9 +2,13 @@ import { reasonOrderRefuses, takesPayment } from '../../order/domain/order-trans
 import type { Order } from '../../order/domain/order.entity.ts';
 import { cancel, claimChallenge } from '../domain/payment.entity.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import { attemptsOf, type PaymentKit } from './payment-kit.ts';
-import { outcomeOf, waitForSubmission, type PaymentOutcome } from './payment-outcome.ts';
-import type { Capture } from './pay-order.ts';
+import type { AcquirerRelease } from './acquirer-release.ts';
+import { attemptsOf } from './attempts-of.ts';
+import type { HeldCard } from './held-card.ts';
+import type { OrderExpiry } from './order-expiry.ts';
+import { captureApproved, type CaptureApprovedDeps } from './pay-order.ts';
+import { outcomeOf, waitForSubmission, type PaymentOutcome, type SubmissionReads } from './payment-outcome.ts';
+import type { RouteRegistry } from './route-registry.ts';
 
 /** What answering a 3-D Secure challenge is asked to do. */
 export interface AuthenticatePaymentCommand {
@@ -19,6 +23,14 @@ export interface AuthenticatePaymentCommand {
 /** Completes or abandons a payment's pending 3-D Secure challenge. */
 export type AuthenticatePayment = (command: AuthenticatePaymentCommand) => Promise<PaymentOutcome>;
 
+/** What answering a challenge runs on. */
+export interface AuthenticatePaymentDeps extends CaptureApprovedDeps, SubmissionReads {
+  readonly routes: Pick<RouteRegistry, 'processorOf'>;
+  readonly release: Pick<AcquirerRelease, 'inTransaction' | 'voidAll'>;
+  readonly expiry: Pick<OrderExpiry, 'expireIfDue'>;
+  readonly heldCard: HeldCard;
+}
+
 /**
  * Creates the authentication use case. Whether the order still takes the
  * payment is decided under the order's lock (expiring it if due) before
@@ -27,24 +39,20 @@ export type AuthenticatePayment = (command: AuthenticatePaymentCommand) => Promi
  * second answer cannot run alongside this one, and the answer passed to the
  * route: captured when it passes, declined when it fails.
  */
-export function createAuthenticatePayment(
-  kit: PaymentKit,
-  capture: Capture,
-): AuthenticatePayment {
-  const { deps } = kit;
+export function createAuthenticatePayment(deps: AuthenticatePaymentDeps): AuthenticatePayment {
   return async (command) => {
-    const claimed = await kit.inTransaction(async (tx, release) => {
+    const claimed = await deps.release.inTransaction(async (tx, release) => {
       const locked = await tx.orders.lock(command.orderId);
       if (!locked) throw new ApplicationError('checkout.not_found', 'No such checkout.');
       command.authorize(locked);
       if (!(await tx.payments.findByAttempt(locked.id, command.attemptId))) throw new ApplicationError('checkout.attempt_not_found', 'No such payment attempt for this checkout.');
-      const order = await kit.expireIfDue(tx, locked, release);
+      const order = await deps.expiry.expireIfDue(tx, locked, release);
       const change = (await tx.payments.findByAttempt(order.id, command.attemptId))!;
       if (change.leg.status !== 'requires_authentication') return { settled: true as const, change, order };
       if (!takesPayment(order)) {
         const canceled = cancel(change, reasonOrderRefuses(order), deps.clock.now());
         await tx.payments.cancel(canceled);
-        await kit.dropHeldCard(tx, canceled);
+        await deps.heldCard.drop(tx, canceled);
         release(canceled.leg);
         return { settled: true as const, change: canceled, order };
       }
@@ -54,22 +62,22 @@ export function createAuthenticatePayment(
     });
     const { change } = claimed;
     if (claimed.settled) {
-      if (change.leg.status === 'processing') return waitForSubmission(kit, change.leg.orderId, change.leg.submissionId ?? '');
+      if (change.leg.status === 'processing') return waitForSubmission(deps, change.leg.orderId, change.leg.submissionId ?? '');
       const attempts = await attemptsOf(deps.reads.payments, claimed.order.id);
-      return outcomeOf({ order: claimed.order, attempts, merchant: await kit.merchantOf(claimed.order.merchantId) }, change);
+      return outcomeOf({ order: claimed.order, attempts, merchant: await deps.merchants.merchantOf(claimed.order.merchantId) }, change);
     }
     if ('abandon' in command.answer) {
-      await kit.voidAll([change.leg]);
-      const settled = await kit.finishFailure(change, 'authentication_failed', 'abandoned');
+      await deps.release.voidAll([change.leg]);
+      const settled = await deps.finisher.finishFailure(change, 'authentication_failed', 'abandoned');
       return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: 'authentication_failed' } });
     }
-    const processor = kit.processorOf(change.leg.route);
+    const processor = deps.routes.processorOf(change.leg.route);
     if (!processor || !change.leg.processorRef) throw new Error(`attempt ${change.leg.id} has no route ${change.leg.route}`);
     const answered = await processor.completeAuthentication(change.leg.processorRef, command.answer.code);
     if (answered.kind === 'declined') {
-      const settled = await kit.finishFailure(change, answered.declineCode, 'failed');
+      const settled = await deps.finisher.finishFailure(change, answered.declineCode, 'failed');
       return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: answered.declineCode } });
     }
-    return capture(change, processor, answered.processorRef, 'passed', claimed.order.captureMethod);
+    return captureApproved(deps, change, processor, answered.processorRef, 'passed', claimed.order.captureMethod);
   };
 }

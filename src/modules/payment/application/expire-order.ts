@@ -5,7 +5,10 @@ import { isInFlight } from '../domain/attempt-policy.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
 import type { AfterCommit, TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import { attemptsOf, type PaymentKit } from './payment-kit.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { AcquirerRelease } from './acquirer-release.ts';
+import { attemptsOf } from './attempts-of.ts';
+import type { OrderExpiry } from './order-expiry.ts';
 
 /**
  * Closes an open order now (Stripe's "expire a Checkout Session"), in the caller's transaction
@@ -22,7 +25,7 @@ export type ExpireOrder = (tx: TransactionScope, scope: Scope, orderId: string, 
  * authorization released once the transaction commits); a card payment in flight refuses it (the
  * payment decides, as for the sweeper); any other state is not open and refuses it.
  */
-export function createExpireOrder(kit: PaymentKit): ExpireOrder {
+export function createExpireOrder(deps: { readonly clock: Clock; readonly release: Pick<AcquirerRelease, 'releaseAfter'>; readonly expiry: Pick<OrderExpiry, 'expire'> }): ExpireOrder {
   return async (tx, scope, orderId, afterCommit) => {
     const found = await tx.orders.findById(scope, orderId);
     if (!found) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'id');
@@ -31,11 +34,11 @@ export function createExpireOrder(kit: PaymentKit): ExpireOrder {
     if (!takesPayment(order)) {
       throw new DomainError('expire.order_not_open', `Order ${order.id} is ${order.status}: only an open (pending or failed) order can be expired. ${hintFor(order)}`);
     }
-    const now = kit.deps.clock.now();
+    const now = deps.clock.now();
     if ((await attemptsOf(tx.payments, order.id)).some((a) => isInFlight(a, now))) {
       throw new DomainError('checkout.payment_in_progress', `A card payment for order ${order.id} is being processed; retry once it has finished (it may pay the order).`);
     }
-    return kit.expire(tx, order, kit.releaseAfter(afterCommit));
+    return deps.expiry.expire(tx, order, deps.release.releaseAfter(afterCommit));
   };
 }
 

@@ -1,8 +1,21 @@
 import type { DeclineCode } from '../domain/decline-code.ts';
+import type { PaymentAttempt } from '../domain/payment-attempt.entity.ts';
 import type { PaymentChange } from '../domain/payment.entity.ts';
-import { DomainError } from '../../../kernel/domain/domain-error.ts';
+import type { PaymentRepository } from '../ports/payment-repository.port.ts';
+import type { Order } from '../../order/domain/order.entity.ts';
+import type { OrderRepository } from '../../order/ports/order-repository.port.ts';
+import type { MerchantRecord } from '../../merchant/ports/merchant-repository.port.ts';
 import { isPaid } from '../../order/domain/order-transitions.ts';
-import { attemptsOf, type PaymentKit, type Settled } from './payment-kit.ts';
+import { DomainError } from '../../../kernel/domain/domain-error.ts';
+import { attemptsOf } from './attempts-of.ts';
+import type { MerchantCache } from './merchant-cache.ts';
+
+/** How a payment attempt ended for the caller: the order at its new state, and the order's attempts. */
+export interface Settled {
+  readonly order: Order;
+  readonly attempts: readonly PaymentAttempt[];
+  readonly merchant: MerchantRecord;
+}
 
 /** Where a payment left the order. */
 export interface PaymentOutcome {
@@ -22,19 +35,25 @@ export function outcomeOf(settled: Settled, change: Pick<PaymentChange, 'leg'>):
   return { status: 'failed', settled, challenge: undefined, declineCode: change.leg.declineCode ?? undefined };
 }
 
+/** What waiting for a submission reads (outside any transaction). */
+export interface SubmissionReads {
+  readonly reads: { readonly orders: Pick<OrderRepository, 'findForCheckout'>; readonly payments: Pick<PaymentRepository, 'findBySubmission' | 'listAttemptsForOrders'> };
+  readonly merchants: Pick<MerchantCache, 'merchantOf'>;
+  /** How long a resubmission waits for the first submission to finish (15 s when absent). */
+  readonly replayWaitMs?: number | undefined;
+}
+
 /** The first submission's outcome, once it is no longer processing (a repeated submission waits for it). */
-export async function waitForSubmission(kit: PaymentKit, orderId: string, submissionId: string): Promise<PaymentOutcome> {
-  const { deps } = kit;
+export async function waitForSubmission(deps: SubmissionReads, orderId: string, submissionId: string): Promise<PaymentOutcome> {
   const deadline = Date.now() + (deps.replayWaitMs ?? 15_000);
   for (;;) {
     const record = await deps.reads.payments.findBySubmission(orderId, submissionId);
     const last = record!.attempts.at(-1)!;
     if (last.status !== 'processing') {
       const order = (await deps.reads.orders.findForCheckout(orderId))!;
-      return outcomeOf({ order, attempts: await attemptsOf(deps.reads.payments, orderId), merchant: await kit.merchantOf(order.merchantId) }, { leg: last });
+      return outcomeOf({ order, attempts: await attemptsOf(deps.reads.payments, orderId), merchant: await deps.merchants.merchantOf(order.merchantId) }, { leg: last });
     }
     if (Date.now() > deadline) throw new DomainError('checkout.payment_in_progress', 'This payment is still being processed; refresh the page in a moment.');
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-

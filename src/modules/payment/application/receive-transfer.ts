@@ -4,9 +4,17 @@ import { isInFlight } from '../domain/attempt-policy.ts';
 import { ATTEMPT_ID_PREFIX } from '../domain/payment-attempt.entity.ts';
 import { PAYMENT_ID_PREFIX, receivedTransfer } from '../domain/payment.entity.ts';
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { IdGenerator } from '../../../kernel/ports/id-generator.port.ts';
 import type { AfterCommit, TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import { type PaymentKit, type Release } from './payment-kit.ts';
+import { claimLink } from '../../payment-link/application/link-claim.ts';
+import type { AcquirerRelease, Release } from './acquirer-release.ts';
+import { countAttempt, type AttemptMetrics } from './attempt-metrics.ts';
+import type { CancelChallenges } from './challenge-cancellation.ts';
+import type { MerchantCache } from './merchant-cache.ts';
+import type { OrderExpiry } from './order-expiry.ts';
+import type { PaymentRecorder } from './payment-recorder.ts';
 
 /**
  * A bank transfer for an order arrived (simulated in test mode): the order is
@@ -22,18 +30,26 @@ export type ReceiveTransfer = (tx: TransactionScope, afterCommit: AfterCommit, o
  * open is canceled (the transfer paid the order), and the transfer becomes a
  * payment that succeeded on arrival, with order.paid.
  */
-export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
-  const { deps } = kit;
-  return (tx, afterCommit, orderId) => receive(tx, kit.releaseAfter(afterCommit), orderId);
+export function createReceiveTransfer(deps: {
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  readonly merchants: Pick<MerchantCache, 'merchantIn'>;
+  readonly release: Pick<AcquirerRelease, 'releaseAfter'>;
+  readonly expiry: Pick<OrderExpiry, 'expireIfDue'>;
+  readonly cancelChallenges: CancelChallenges;
+  readonly recorder: Pick<PaymentRecorder, 'recordPaid'>;
+  readonly metrics: AttemptMetrics;
+}): ReceiveTransfer {
+  return (tx, afterCommit, orderId) => receive(tx, deps.release.releaseAfter(afterCommit), orderId);
 
   async function receive(tx: TransactionScope, release: Release, orderId: string): Promise<Order> {
     const locked = await tx.orders.lock(orderId);
     if (!locked) throw new ApplicationError('order.not_found', `No such order: "${orderId}".`, 'id');
-    const order = await kit.expireIfDue(tx, locked, release);
+    const order = await deps.expiry.expireIfDue(tx, locked, release);
     if (order.status === 'expired') throw new DomainError('checkout.expired', 'This order has expired; a transfer for it would be returned to the payer.');
     const now = deps.clock.now();
     assertPayable(order, now);
-    const merchant = await kit.merchantIn(tx, order.merchantId);
+    const merchant = await deps.merchants.merchantIn(tx, order.merchantId);
     if (!merchant.paymentMethods.includes('bank_transfer')) {
       throw new DomainError('checkout.method_unavailable', 'Bank transfer is not switched on for this merchant.');
     }
@@ -43,9 +59,9 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
       throw new DomainError('checkout.payment_in_progress', 'A card payment for this order is being processed.');
     }
     // A single-use link's one payment may be another order's (paid, or being paid by card).
-    await kit.claimLink(tx, order);
+    await claimLink(tx, order, deps.clock.now());
     // The order is paid now: a challenge still open could otherwise capture a second time.
-    await kit.cancelChallenges(tx, order.id, 'order_paid', release, records);
+    await deps.cancelChallenges(tx, order.id, 'order_paid', release, records);
     const paymentId = deps.ids.newId(PAYMENT_ID_PREFIX);
     const transfer = receivedTransfer({
       paymentId,
@@ -58,9 +74,9 @@ export function createReceiveTransfer(kit: PaymentKit): ReceiveTransfer {
       now,
     });
     await tx.payments.start(transfer);
-    const paid = await kit.recordPaid(tx, order, { id: paymentId, method: 'bank_transfer' }, merchant, now);
+    const paid = await deps.recorder.recordPaid(tx, order, { id: paymentId, method: 'bank_transfer' }, merchant, now);
     // Counted before the caller's commit: a transaction that then rolls back (rare: the connection lost) is counted too.
-    kit.counted(transfer, 'succeeded', undefined);
+    countAttempt(deps.metrics, transfer, 'succeeded', undefined);
     return paid;
   }
 }

@@ -6,7 +6,14 @@ import { planRefund, REFUND_ID_PREFIX, type Refund, type RefundCommand } from '.
 import type { RefundRepository } from '../ports/refund-repository.port.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import type { PaymentKit } from '../../payment/application/payment-kit.ts';
+import type { Clock } from '../../../kernel/ports/clock.port.ts';
+import type { IdGenerator } from '../../../kernel/ports/id-generator.port.ts';
+import type { UnitOfWork } from '../../../kernel/ports/unit-of-work.port.ts';
+import type { EventIds } from '../../event/application/event-ids.ts';
+import type { OrderRepository } from '../../order/ports/order-repository.port.ts';
+import type { PaymentRepository } from '../../payment/ports/payment-repository.port.ts';
+import type { MerchantCache } from '../../payment/application/merchant-cache.ts';
+import type { RouteRegistry } from '../../payment/application/route-registry.ts';
 
 /** A refund with the order as it stands after it. */
 export interface RefundResult {
@@ -36,9 +43,21 @@ export interface RefundOrder {
 /** How long a refund may stay pending before the sweeper settles it: well past any acquirer call. */
 export const STALE_REFUND_MS = 60_000;
 
-/** Creates the refund use case over the payment kit's acquirers and transactions. */
-export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: RefundRepository }): RefundOrder {
-  const { deps } = kit;
+/** What refunding runs on: the routes' processors, and the payment's reads. */
+export interface RefundOrderDeps {
+  readonly uow: UnitOfWork;
+  readonly reads: { readonly orders: Pick<OrderRepository, 'findForCheckout'>; readonly payments: Pick<PaymentRepository, 'listForOrder'> };
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  readonly eventIds: EventIds;
+  readonly routes: Pick<RouteRegistry, 'processorOf'>;
+  readonly merchants: Pick<MerchantCache, 'merchantOf'>;
+  /** An acquirer that did not answer, or a stale refund that could not be settled. */
+  readonly onBackgroundError: (err: unknown) => void;
+}
+
+/** Creates the refund use case over the routes' processors and the refunds' own reads. */
+export function createRefundOrder(deps: RefundOrderDeps, reads: { readonly refunds: RefundRepository }): RefundOrder {
 
   async function current(refundId: string): Promise<RefundResult> {
     const refund = await reads.refunds.findById(refundId);
@@ -69,7 +88,7 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
       const record = (await deps.reads.payments.listForOrder(pending.orderId)).find((p) => p.payment.id === pending.paymentId);
       const captureRef = record?.payment.capture?.processorRef;
       const leg = record?.attempts.find((a) => a.status === 'succeeded');
-      const processor = leg ? kit.processorOf(leg.route) : undefined;
+      const processor = leg ? deps.routes.processorOf(leg.route) : undefined;
       // A bank transfer has no acquirer: the simulated bank sends the money back at once.
       let answer;
       try {
@@ -80,7 +99,7 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
         deps.onBackgroundError(err);
         return current(refundId);
       }
-      const merchant = await kit.merchantOf(pending.merchantId);
+      const merchant = await deps.merchants.merchantOf(pending.merchantId);
       await deps.uow.run(async (tx) => {
         const order = await tx.orders.lock(pending.orderId);
         const refund = await tx.refunds.lock(pending.id);
@@ -91,7 +110,7 @@ export function createRefundOrder(kit: PaymentKit, reads: { readonly refunds: Re
           return;
         }
         await tx.refunds.markSucceeded(refund, answer.processorRef, now);
-        const t = noteRefund(order, refund, kit.eventIds());
+        const t = noteRefund(order, refund, deps.eventIds());
         await tx.orders.saveTransition(t.order);
         await tx.outbox.append(t.event);
         await tx.ledger.post(

@@ -5,7 +5,7 @@ import type { PaymentRepository } from '../../payment/ports/payment-repository.p
 import type { Idempotent } from '../../../kernel/application/idempotent.ts';
 import type { Authenticate } from '../../merchant/application/authenticate.ts';
 import { orderToProto, refundToProto } from '../../order/application/order-mapper.ts';
-import { attemptsOf } from '../../payment/application/payment-kit.ts';
+import { attemptsOf } from '../../payment/application/attempts-of.ts';
 import type { RefundOrder } from './refund-order.ts';
 
 /** Implements checkout.v1.RefundService: refunds of paid orders, with Idempotency-Key. */

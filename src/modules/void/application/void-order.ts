@@ -5,9 +5,12 @@ import { DomainError } from '../../../kernel/domain/domain-error.ts';
 import type { PaymentChange } from '../../payment/domain/payment.entity.ts';
 import type { TransactionScope } from '../../../kernel/ports/unit-of-work.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import type { PaymentKit } from '../../payment/application/payment-kit.ts';
+import type { AcquirerRelease } from '../../payment/application/acquirer-release.ts';
+import type { PaymentRecorder } from '../../payment/application/payment-recorder.ts';
+import type { Reverse } from '../../payment/application/reversal.ts';
+import type { RouteRegistry } from '../../payment/application/route-registry.ts';
 import type { PaymentAttempt } from '../../payment/domain/payment-attempt.entity.ts';
-import { releaseAuthorization } from '../../capture/application/release-authorization.ts';
+import { releaseAuthorization, type ReleaseAuthorizationDeps } from '../../capture/application/release-authorization.ts';
 
 /** What a void decided: the order, and what is left to do at the acquirer once its transaction commits. */
 export interface HeldVoid {
@@ -33,9 +36,16 @@ export interface VoidOrder {
   release(legs: readonly PaymentAttempt[]): Promise<void>;
 }
 
-/** Creates the void use case over the payment kit (its acquirers, and the reversal the sweeper also finishes). */
-export function createVoidOrder(kit: PaymentKit): VoidOrder {
-  const { deps } = kit;
+/** What voiding runs on: the routes' processors, the reversal the sweeper also finishes, and the release of authorizations. */
+export interface VoidOrderDeps extends ReleaseAuthorizationDeps {
+  readonly routes: Pick<RouteRegistry, 'processorOf'>;
+  readonly recorder: Pick<PaymentRecorder, 'recordVoid'>;
+  readonly reverse: Reverse;
+  readonly release: Pick<AcquirerRelease, 'voidAll'>;
+}
+
+/** Creates the void use case. */
+export function createVoidOrder(deps: VoidOrderDeps): VoidOrder {
   return {
     async hold(tx, scope, orderId) {
       const found = await tx.orders.findById(scope, orderId);
@@ -47,7 +57,7 @@ export function createVoidOrder(kit: PaymentKit): VoidOrder {
           throw new DomainError('void.order_not_voidable', `A capture of order ${order.id} is under way: it can no longer be voided. Refund it once captured.`);
         }
         const releases: PaymentAttempt[] = [];
-        return { order: await releaseAuthorization(kit, tx, order, 'requested', (leg) => releases.push(leg)), reversal: undefined, releases };
+        return { order: await releaseAuthorization(deps, tx, order, 'requested', (leg) => releases.push(leg)), reversal: undefined, releases };
       }
       if (order.settledAt) {
         throw new DomainError('void.order_already_settled', `Order ${order.id} was settled on ${order.settledAt.toISOString()}: its money has left the pending balance. Refund it instead.`);
@@ -70,10 +80,10 @@ export function createVoidOrder(kit: PaymentKit): VoidOrder {
       }
       const now = deps.clock.now();
       const captureRef = record.payment.capture?.processorRef ?? change.leg.processorRef;
-      if (!kit.processorOf(change.leg.route) || !captureRef) {
+      if (!deps.routes.processorOf(change.leg.route) || !captureRef) {
         // A bank transfer has no acquirer: the simulated bank returns it at once.
         await tx.payments.markReversed(markReversed(holdForReversal(change, captureRef ?? `bank_${change.leg.id}`, 'order_voided', change.leg.authentication, now), now));
-        return { order: await kit.recordVoid(tx, order, record.payment.id), reversal: undefined, releases: [] };
+        return { order: await deps.recorder.recordVoid(tx, order, record.payment.id), reversal: undefined, releases: [] };
       }
       const held = holdForReversal(change, captureRef, 'order_voided', change.leg.authentication, now);
       await tx.payments.holdForReversal(held);
@@ -81,11 +91,11 @@ export function createVoidOrder(kit: PaymentKit): VoidOrder {
     },
 
     async reverse(reversal) {
-      await kit.reverse(reversal);
+      await deps.reverse(reversal);
     },
 
     async release(legs) {
-      await kit.voidAll(legs);
+      await deps.release.voidAll(legs);
     },
   };
 }

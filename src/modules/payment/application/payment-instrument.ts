@@ -1,0 +1,20 @@
+import type { Card } from '../domain/card.ts';
+
+/**
+ * A vaulted card paying: its id (recorded on the attempt) and whether the customer is present. Off
+ * session (merchant-initiated, no page), a card whose issuer asks for 3-D Secure declines with
+ * authentication_required instead of waiting for a challenge nobody can answer.
+ */
+export interface SavedCardUse {
+  readonly cardId: string;
+  readonly offSession: boolean;
+}
+
+/** What pays: a card the customer typed or saved, or the (simulated) wallet. */
+export type PaymentInstrument = { readonly method: 'card'; readonly card: Card; readonly saved?: SavedCardUse | undefined } | { readonly method: 'wallet' };
+
+/** Who submitted a payment, as far as the gateway can tell. */
+export interface PaymentClient {
+  /** The customer's network address (for card-testing limits); undefined when unknown. */
+  readonly address: string | undefined;
+}
