@@ -9,7 +9,6 @@ import { createCaptureOrder } from '../../src/modules/capture/application/captur
 import { createAuthenticate } from '../../src/modules/merchant/application/authenticate.ts';
 import { createCreateOrder } from '../../src/modules/order/application/create-order.ts';
 import { IDEMPOTENCY_KEY_HEADER } from '../../src/modules/order/application/order-service.ts';
-import { createExpireOrder } from '../../src/modules/payment/application/expire-order.ts';
 import { createPayments } from '../../src/modules/payment/application/payments.ts';
 import { DEFAULT_VELOCITY_LIMITS } from '../../src/modules/payment/domain/velocity.ts';
 import { createRefundOrder } from '../../src/modules/refund/application/refund-order.ts';
@@ -35,7 +34,7 @@ export function memoryCore(world: MemoryWorld = memoryWorld()) {
     velocity: DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: (err) => void backgroundErrors.push(err),
   });
-  const refundOrder = createRefundOrder(payments.kit, { refunds: world.reads.refunds });
+  const refundOrder = createRefundOrder(payments.parts, { refunds: world.reads.refunds });
   const idempotent = createIdempotent(world.uow);
   const authenticate = createAuthenticate({ keys: world.merchants });
   return {
@@ -46,9 +45,9 @@ export function memoryCore(world: MemoryWorld = memoryWorld()) {
     payments,
     createOrder: createCreateOrder({ store: world.orderCreation, ids: world.ids, clock: world.clock }),
     refundOrder,
-    captureOrder: createCaptureOrder(payments.kit),
-    voidOrder: createVoidOrder(payments.kit),
-    expireOrder: createExpireOrder(payments.kit),
+    captureOrder: createCaptureOrder(payments.parts),
+    voidOrder: createVoidOrder(payments.parts),
+    expireOrder: payments.expireOrder,
     idempotent,
     refundService: createRefundService({ authenticate, idempotent, refunds: refundOrder, payments: world.reads.payments }),
   };
