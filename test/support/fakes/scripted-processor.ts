@@ -1,8 +1,11 @@
 import type { DeclineCode } from '../../../src/modules/payment/domain/decline-code.ts';
 import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../src/modules/payment/ports/payment-processor.port.ts';
 
-/** What a processor call can be scripted to do: approve (the default), decline with a code, or not answer (throw). */
-export type Script = 'approve' | { readonly decline: DeclineCode } | 'unreachable';
+/**
+ * What a processor call can be scripted to do: approve (the default), decline with a code, not answer
+ * (throw), or, for authorize only, ask for the cardholder's authentication with a test code.
+ */
+export type Script = 'approve' | { readonly decline: DeclineCode } | 'unreachable' | { readonly challenge: string };
 
 type Operation = 'authorize' | 'completeAuthentication' | 'capture' | 'void' | 'refund' | 'reverse';
 
@@ -45,13 +48,22 @@ export class ScriptedProcessor implements PaymentProcessor {
     return this.calls.filter((c) => c.operation === operation);
   }
 
-  #answer(operation: Operation, args: readonly unknown[]): SettleResult {
+  #answer(operation: Operation, args: readonly unknown[]): AuthorizationResult {
     this.calls.push({ operation, args });
     const queued = this.#next.get(operation);
     const script = queued?.shift() ?? this.#always.get(operation) ?? 'approve';
     if (script === 'unreachable') throw new Error(`${this.route}: ${operation} did not answer (scripted)`);
-    if (script === 'approve') return { kind: 'approved', processorRef: `${this.route}_${operation}_${++this.#refs}` };
+    const processorRef = `${this.route}_${operation}_${++this.#refs}`;
+    if (script === 'approve') return { kind: 'approved', processorRef };
+    if ('challenge' in script) return { kind: 'authentication_required', processorRef, testCode: script.challenge };
     return { kind: 'declined', declineCode: script.decline };
+  }
+
+  /** The answer of an operation that settles: a challenge is authorize's alone. */
+  #settle(operation: Exclude<Operation, 'authorize'>, args: readonly unknown[]): SettleResult {
+    const answer = this.#answer(operation, args);
+    if (answer.kind === 'authentication_required') throw new Error(`${this.route}: only authorize may be scripted to ask for authentication, not ${operation}`);
+    return answer;
   }
 
   async authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
@@ -59,22 +71,22 @@ export class ScriptedProcessor implements PaymentProcessor {
   }
 
   async completeAuthentication(processorRef: string, code: string): Promise<SettleResult> {
-    return this.#answer('completeAuthentication', [processorRef, code]);
+    return this.#settle('completeAuthentication', [processorRef, code]);
   }
 
   async capture(processorRef: string, amount: bigint): Promise<SettleResult> {
-    return this.#answer('capture', [processorRef, amount]);
+    return this.#settle('capture', [processorRef, amount]);
   }
 
   async void(processorRef: string): Promise<SettleResult> {
-    return this.#answer('void', [processorRef]);
+    return this.#settle('void', [processorRef]);
   }
 
   async refund(captureRef: string, amount: bigint, reference: string): Promise<SettleResult> {
-    return this.#answer('refund', [captureRef, amount, reference]);
+    return this.#settle('refund', [captureRef, amount, reference]);
   }
 
   async reverse(processorRef: string, amount: bigint, reference: string): Promise<SettleResult> {
-    return this.#answer('reverse', [processorRef, amount, reference]);
+    return this.#settle('reverse', [processorRef, amount, reference]);
   }
 }
