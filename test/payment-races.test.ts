@@ -173,8 +173,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       clock: { now: () => new Date(Date.now() + offsetMs) },
       merchants: svc.core.merchants,
       testCards: svc.core.merchants,
-      testRoutes: { primary: alpha, alternative: new SimulatedBetaAcquirer(svc.core.merchants) },
-      liveRoutes: undefined,
+      processors: { test: [alpha, new SimulatedBetaAcquirer(svc.core.merchants)], live: [] },
       velocity: DEFAULT_VELOCITY_LIMITS,
       onBackgroundError: (err) => backgroundErrors.push(err),
     });

@@ -185,7 +185,7 @@ export function createCore(options: CoreOptions): Core {
   const vault = createCardVaultUseCases({
     keys: keyRing,
     reads: cardReads,
-    routesOf: (livemode) => payments.parts.routes.routesOf(livemode),
+    routesIn: (tx, scope) => payments.parts.routes.routesIn(tx, scope.merchantId, scope.livemode),
     testCards: merchants,
     onBackgroundError: options.onInternalError,
     ids,
@@ -198,8 +198,8 @@ export function createCore(options: CoreOptions): Core {
     clock,
     merchants,
     testCards: merchants,
-    testRoutes: { primary: new SimulatedAlphaAcquirer(merchants), alternative: new SimulatedBetaAcquirer(merchants) },
-    liveRoutes: undefined,
+    // Test mode's default routes, in order: simulated_alpha, then simulated_beta on a soft decline. No live processor yet.
+    processors: { test: [new SimulatedAlphaAcquirer(merchants), new SimulatedBetaAcquirer(merchants)], live: [] },
     velocity: options.velocity ?? DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: options.onInternalError,
     metrics: options.metrics,

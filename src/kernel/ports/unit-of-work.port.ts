@@ -5,6 +5,7 @@ import type { WebhookEndpointRepository } from '../../modules/webhook/ports/webh
 import type { MerchantReader } from '../../modules/merchant/ports/merchant-repository.port.ts';
 import type { OrderRepository } from '../../modules/order/ports/order-repository.port.ts';
 import type { PaymentRepository } from '../../modules/payment/ports/payment-repository.port.ts';
+import type { PaymentRouteRepository } from '../../modules/payment/ports/payment-route-repository.port.ts';
 import type { LedgerJournal } from '../../modules/ledger/ports/ledger.port.ts';
 import type { RefundRepository } from '../../modules/refund/ports/refund-repository.port.ts';
 import type { PayoutRepository } from '../../modules/payout/ports/payout-repository.port.ts';
@@ -24,6 +25,8 @@ import type { CardVault } from '../../modules/customer/ports/card-vault.port.ts'
 export interface TransactionScope {
   readonly orders: OrderRepository;
   readonly payments: PaymentRepository;
+  /** Each merchant's ordered processor routes per mode, read when a payment starts. */
+  readonly paymentRoutes: PaymentRouteRepository;
   readonly refunds: RefundRepository;
   readonly payouts: PayoutRepository;
   /** Captures asked of the acquirer and not yet recorded. */

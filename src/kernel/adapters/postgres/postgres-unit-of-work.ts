@@ -11,6 +11,7 @@ import { PostgresOrderRepository } from '../../../modules/order/adapters/postgre
 import { PostgresWebhookDeliveryQueue } from '../../../modules/webhook/adapters/postgres/postgres-webhook-delivery-queue.ts';
 import { PostgresWebhookEndpointRepository } from '../../../modules/webhook/adapters/postgres/postgres-webhook-endpoint-repository.ts';
 import { PostgresPaymentRepository } from '../../../modules/payment/adapters/postgres/postgres-payment-repository.ts';
+import { PostgresPaymentRouteRepository } from '../../../modules/payment/adapters/postgres/postgres-payment-route-repository.ts';
 import { PostgresLedgerJournal } from '../../../modules/ledger/adapters/postgres/postgres-ledger.ts';
 import { PostgresRefundRepository } from '../../../modules/refund/adapters/postgres/postgres-refund-repository.ts';
 import { PostgresDisputeRepository } from '../../../modules/dispute/adapters/postgres/postgres-dispute-repository.ts';
@@ -57,6 +58,7 @@ function scopeOn(db: Knex | Knex.Transaction): TransactionScope {
   return {
     orders: new PostgresOrderRepository(db),
     payments: new PostgresPaymentRepository(db),
+    paymentRoutes: new PostgresPaymentRouteRepository(db),
     refunds: new PostgresRefundRepository(db),
     payouts: new PostgresPayoutRepository(db),
     captures: new PostgresCaptureRequests(db),

@@ -23,7 +23,7 @@ import type { TestCardDirectory } from '../../payment/ports/test-card-directory.
 import type { CardVault } from '../ports/card-vault.port.ts';
 import type { KeyRing, SealedSecret } from '../../../kernel/ports/key-ring.port.ts';
 import type { CardSaving } from '../../payment/application/card-saving.ts';
-import type { Routes } from '../../payment/application/route-registry.ts';
+import type { PaymentProcessor } from '../../payment/ports/payment-processor.port.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 
 /**
@@ -34,8 +34,8 @@ export interface CardVaultDeps {
   readonly keys: KeyRing;
   /** Reads outside any transaction (a charge's card). */
   readonly reads: CardVault;
-  /** The acquirer routes of a mode (undefined: none configured). */
-  readonly routesOf: (livemode: boolean) => Routes | undefined;
+  /** The merchant's acquirer routes in a mode, first to last, read through `tx` (empty: none configured). */
+  readonly routesIn: (tx: TransactionScope, scope: Scope) => Promise<readonly PaymentProcessor[]>;
   readonly testCards: TestCardDirectory;
   /** A release at an acquirer that failed, or a held card that could not be opened. */
   readonly onBackgroundError: (err: unknown) => void;
@@ -120,15 +120,16 @@ export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases 
 
   /** A zero-amount authorization, released at once: what the issuer says of the card and its CVC. */
   async function verify(tx: TransactionScope, scope: Scope, card: Card): Promise<void> {
-    const routes = deps.routesOf(scope.livemode);
     const refuse = (code: keyof typeof DECLINES) => {
       throw new DomainError('vault.card_declined', `The card could not be verified: ${DECLINES[code].operatorMessage}`, 'card');
     };
     if (scope.livemode && (await deps.testCards.isTestCard(card.number))) refuse('test_card_in_live_mode');
-    if (!routes) throw new DomainError('vault.unavailable', 'Cards cannot be verified in this mode: no acquirer route is configured.');
+    // The card is verified on the route its payments go to first.
+    const [route] = await deps.routesIn(tx, scope);
+    if (!route) throw new DomainError('vault.unavailable', 'Cards cannot be verified in this mode: no acquirer route is configured.');
     const merchant = await tx.merchants.findById(scope.merchantId);
     if (!merchant) throw new Error(`merchant ${scope.merchantId} not found`);
-    const answer = await routes.primary.authorize({
+    const answer = await route.authorize({
       attemptId: deps.ids.newId('ver_'),
       merchantId: scope.merchantId,
       livemode: scope.livemode,
@@ -141,7 +142,7 @@ export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases 
       case 'authentication_required':
         // Nothing to pay; a challenge is asked again when the card pays on the page (off-session, it declines).
         // A failed release leaves a zero-amount hold that lapses by itself.
-        await routes.primary.void(answer.processorRef).catch((err: unknown) => deps.onBackgroundError(err));
+        await route.void(answer.processorRef).catch((err: unknown) => deps.onBackgroundError(err));
         return;
       case 'declined':
         if (refusesVaulting(answer.declineCode)) refuse(answer.declineCode);

@@ -1,6 +1,7 @@
 import type { CaptureMethod, Order } from '../../order/domain/order.entity.ts';
 import { assertPayable } from '../../order/domain/order-transitions.ts';
-import { assertSubmissionAllowed, isInFlight, retriesOnAlternative } from '../domain/attempt-policy.ts';
+import { assertSubmissionAllowed, isInFlight } from '../domain/attempt-policy.ts';
+import { nextRoute } from '../domain/routing.ts';
 import { ATTEMPT_ID_PREFIX, type AuthenticationResult } from '../domain/payment-attempt.entity.ts';
 import { PAYMENT_ID_PREFIX, abandonChallenge, recordAuthorization, requireAuthentication, retryOnAlternative, startPayment, type PaymentChange } from '../domain/payment.entity.ts';
 import { velocityAddress } from '../domain/velocity.ts';
@@ -60,7 +61,7 @@ export interface CaptureApprovedDeps {
 export interface PayOrderDeps extends CaptureApprovedDeps, SubmissionReads {
   readonly ids: IdGenerator;
   readonly testCards: TestCardDirectory;
-  readonly routes: Pick<RouteRegistry, 'routesOf'>;
+  readonly routes: Pick<RouteRegistry, 'routesIn'>;
   readonly merchants: MerchantCache;
   readonly release: Pick<AcquirerRelease, 'inTransaction'>;
   readonly expiry: Pick<OrderExpiry, 'expireIfDue'>;
@@ -82,8 +83,9 @@ const SUBMISSION_ID = /^[\x21-\x7e]{1,100}$/;
  *    a method the merchant has not switched on, a second payment while one is in
  *    flight, an 11th submission and one beyond the card-testing limits are
  *    refused; a challenge still waiting is abandoned; the payment is started;
- * 2. authorize on the routes of the order's mode (a soft decline on the primary
- *    route retried once on the alternative);
+ * 2. authorize on the merchant's routes for the order's mode, in order: an
+ *    answer the failover rule moves on (a soft decline) goes to the next route
+ *    while one is left (domain/routing.ts);
  * 3. the answer: a challenge waits for the customer (authenticate-payment.ts),
  *    a decline is recorded, an approval is captured and recorded
  *    ({@link captureApproved}) with the order's new state and event.
@@ -105,17 +107,22 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
     if (order.livemode && instrument.method === 'card' && (await deps.testCards.isTestCard(instrument.card.number))) {
       return outcomeOf(await deps.finisher.finishFailure(change, 'test_card_in_live_mode', 'not_required'), { leg: { ...change.leg, status: 'failed', declineCode: 'test_card_in_live_mode' } });
     }
-    if (!routes) return outcomeOf(await deps.finisher.finishFailure(change, 'processing_unavailable', 'not_required'), { leg: { ...change.leg, status: 'failed', declineCode: 'processing_unavailable' } });
+    if (routes.length === 0) return outcomeOf(await deps.finisher.finishFailure(change, 'processing_unavailable', 'not_required'), { leg: { ...change.leg, status: 'failed', declineCode: 'processing_unavailable' } });
 
-    // 2. Authorize on the routes.
-    let processor = routes.primary;
+    // 2. Authorize on the routes, each attempt recording its route.
+    let position = 0;
+    let processor = routes[position]!;
     let answer = await authorize(processor, change, order, instrument);
-    if (answer.kind === 'declined' && retriesOnAlternative(answer.declineCode, change.leg)) {
-      const retry = retryOnAlternative(change, answer.declineCode, { attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX), route: routes.alternative.route, now: deps.clock.now() });
+    for (;;) {
+      const next = nextRoute(routes.length, position, answer);
+      // Only a decline moves on today (the kind check tells the compiler so).
+      if (next === undefined || answer.kind !== 'declined') break;
+      const retry = retryOnAlternative(change, answer.declineCode, { attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX), route: routes[next]!.route, now: deps.clock.now() });
       await deps.uow.run((tx) => tx.payments.retryOnAlternative(retry));
       countAttempt(deps.metrics, change, 'declined', answer.declineCode);
       change = retry;
-      processor = routes.alternative;
+      position = next;
+      processor = routes[position]!;
       answer = await authorize(processor, change, order, instrument);
     }
 
@@ -185,7 +192,7 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
     }
     // Last, so the link's row lock is held for as short a time as the reservation allows.
     await claimLink(tx, order, deps.clock.now());
-    const routes = deps.routes.routesOf(order.livemode);
+    const routes = await deps.routes.routesIn(tx, order.merchantId, order.livemode);
     const change = startPayment({
       paymentId: deps.ids.newId(PAYMENT_ID_PREFIX),
       attemptId: deps.ids.newId(ATTEMPT_ID_PREFIX),
@@ -195,7 +202,7 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
       amount: order.amount,
       currency: order.currency,
       method: instrument.method,
-      route: routes?.primary.route ?? 'none',
+      route: routes[0]?.route ?? 'none',
       submissionId: command.submissionId,
       clientAddress: command.client.address ? velocityAddress(command.client.address) : null,
       card: instrument.method === 'card' ? { brand: instrument.card.brand, last4: instrument.card.last4, savedCardId: instrument.saved?.cardId } : undefined,

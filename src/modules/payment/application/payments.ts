@@ -26,7 +26,7 @@ import { createPaymentRecorder, type PaymentRecorder } from './payment-recorder.
 import { createReceiveTransfer, type ReceiveTransfer } from './receive-transfer.ts';
 import { createRecoverPayments, type RecoverPayments } from './recover-payments.ts';
 import { createReverse, type Reverse } from './reversal.ts';
-import { createRouteRegistry, type RouteRegistry, type Routes } from './route-registry.ts';
+import { createRouteRegistry, type RegisteredProcessors, type RouteRegistry } from './route-registry.ts';
 
 /** What the payment module is built on: its ports, its routes and its limits. */
 export interface PaymentDeps {
@@ -37,10 +37,11 @@ export interface PaymentDeps {
   readonly clock: Clock;
   readonly merchants: MerchantRepository;
   readonly testCards: TestCardDirectory;
-  /** Routes for test mode (simulated acquirers). */
-  readonly testRoutes: Routes;
-  /** Routes for live mode; undefined until a live acquirer is configured. */
-  readonly liveRoutes: Routes | undefined;
+  /**
+   * The processors each mode routes to, in the order of the mode's default routes (a merchant
+   * without routes of its own in `payment_routes` takes them all, in that order).
+   */
+  readonly processors: RegisteredProcessors;
   /** Card-testing limits per client address and per merchant. */
   readonly velocity: VelocityLimits;
   /** How long a resubmission waits for the first submission to finish. */
@@ -98,7 +99,7 @@ export function createPayments(deps: PaymentDeps): Payments {
   const { uow, reads, ids, clock, onBackgroundError } = deps;
   const metrics = deps.metrics;
   const eventIds = createEventIds(ids, clock);
-  const routes = createRouteRegistry(deps);
+  const routes = createRouteRegistry(deps.processors);
   const merchants = createMerchantCache(deps.merchants);
   const release = createAcquirerRelease({ uow, routes, onBackgroundError });
   const heldCard = createHeldCard(deps.cardSaving);

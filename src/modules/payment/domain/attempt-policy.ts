@@ -1,5 +1,4 @@
 import { DomainError } from '../../../kernel/domain/domain-error.ts';
-import { DECLINES, type DeclineCode } from './decline-code.ts';
 import type { PaymentAttempt } from './payment-attempt.entity.ts';
 
 /** Most customer submissions one order accepts (card-testing protection). */
@@ -13,7 +12,7 @@ export function isInFlight(attempt: Pick<PaymentAttempt, 'status' | 'updatedAt'>
   return attempt.status === 'processing' && now.getTime() - attempt.updatedAt.getTime() < STALE_PROCESSING_MS;
 }
 
-/** Customer submissions an order has had (the automatic retry on the second route does not count). */
+/** Customer submissions an order has had (the automatic failover to a next route does not count). */
 export function submissionsOf(attempts: readonly PaymentAttempt[]): number {
   return attempts.filter((a) => !a.retry).length;
 }
@@ -30,9 +29,4 @@ export function assertSubmissionAllowed(attempts: readonly PaymentAttempt[], now
   if (submissionsOf(attempts) >= MAX_ATTEMPTS_PER_ORDER) {
     throw new DomainError('checkout.attempts_exhausted', `This order has had ${MAX_ATTEMPTS_PER_ORDER} payment attempts and accepts no more.`);
   }
-}
-
-/** Routing: a soft decline on the primary route is retried once on the alternative; a hard one never. */
-export function retriesOnAlternative(declineCode: DeclineCode, leg: Pick<PaymentAttempt, 'retry'>): boolean {
-  return DECLINES[declineCode].soft && !leg.retry;
 }

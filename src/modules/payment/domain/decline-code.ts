@@ -15,7 +15,7 @@ export type DeclineCode =
   | 'processing_unavailable';
 
 interface DeclineInfo {
-  /** A soft decline may succeed on the alternative route; a hard one is never retried. */
+  /** A soft decline may succeed on the next route (routing.ts); a hard one is never retried. */
   readonly soft: boolean;
   /** What the customer reads. */
   readonly customerMessage: string;

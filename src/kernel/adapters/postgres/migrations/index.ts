@@ -27,6 +27,7 @@ import * as authFailures from './025-auth-failures.ts';
 import * as heldCardPayment from './026-held-card-payment.ts';
 import { webhookSecretsSealed } from './027-webhook-secrets-sealed.ts';
 import * as eventStream from './028-event-stream.ts';
+import * as paymentRoutes from './029-payment-routes.ts';
 import type { KeyRing } from '../../../ports/key-ring.port.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
@@ -60,6 +61,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   // Its work needs the vault's keys: migrationSourceFor hands them over (without them it seals nothing, and refuses a table with rows).
   ['027-webhook-secrets-sealed', webhookSecretsSealed(undefined)],
   ['028-event-stream', eventStream],
+  ['029-payment-routes', paymentRoutes],
 ];
 
 /** What a migration's work may need beyond the database: the vault's keys (027 seals with them). */
