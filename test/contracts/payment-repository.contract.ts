@@ -125,4 +125,31 @@ export function paymentRepositoryContract(store: () => StoreUnderTest): void {
       expect(mine(await s.uow.run((tx) => tx.payments.claimUnsettled(before, later, 1000)))).toEqual([]);
     });
   });
+
+  describe('PaymentRouteRepository', () => {
+    test('a merchant\'s routes per mode, in their order; replaced whole; an empty list returns to the default', async () => {
+      const s = store();
+      const { merchant } = await givenMerchant(s);
+      const routes = [
+        { processor: 'scripted_alternative', processorAccountId: 'acct_1' },
+        { processor: 'scripted_primary', processorAccountId: null },
+      ];
+      expect(await s.reads.paymentRoutes.list(merchant.id, false)).toEqual([]);
+      await s.uow.run((tx) => tx.paymentRoutes.replace(merchant.id, false, routes));
+      expect(await s.reads.paymentRoutes.list(merchant.id, false)).toEqual(routes);
+      expect(await s.reads.paymentRoutes.list(merchant.id, true)).toEqual([]);
+      await s.uow.run((tx) => tx.paymentRoutes.replace(merchant.id, false, [routes[1]!]));
+      expect(await s.reads.paymentRoutes.list(merchant.id, false)).toEqual([routes[1]]);
+      await s.uow.run((tx) => tx.paymentRoutes.replace(merchant.id, false, []));
+      expect(await s.reads.paymentRoutes.list(merchant.id, false)).toEqual([]);
+    });
+
+    test('refuses routes of a merchant that does not exist, and a processor name that is not one, storing nothing', async () => {
+      const s = store();
+      const { merchant } = await givenMerchant(s);
+      await expect(s.uow.run((tx) => tx.paymentRoutes.replace('mer_none', false, [{ processor: 'scripted_primary', processorAccountId: null }]))).rejects.toThrow();
+      await expect(s.uow.run((tx) => tx.paymentRoutes.replace(merchant.id, false, [{ processor: 'Not A Name', processorAccountId: null }]))).rejects.toThrow();
+      expect(await s.reads.paymentRoutes.list(merchant.id, false)).toEqual([]);
+    });
+  });
 }

@@ -10,6 +10,7 @@ import { PostgresMerchantRepository } from '../../src/modules/merchant/adapters/
 import { PostgresOrderCreationStore } from '../../src/modules/order/adapters/postgres/postgres-order-creation-store.ts';
 import { PostgresOrderRepository } from '../../src/modules/order/adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentRepository } from '../../src/modules/payment/adapters/postgres/postgres-payment-repository.ts';
+import { PostgresPaymentRouteRepository } from '../../src/modules/payment/adapters/postgres/postgres-payment-route-repository.ts';
 import { PostgresUnitOfWork } from '../../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { PostgresRefundRepository } from '../../src/modules/refund/adapters/postgres/postgres-refund-repository.ts';
 import type { OutboxReader } from '../../src/modules/event/ports/event-outbox.port.ts';
@@ -27,7 +28,7 @@ export const STORES = ['memory', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
 
 /** The repositories a contract reads and writes outside a unit of work. */
-export type Reads = Pick<TransactionScope, 'orders' | 'payments' | 'refunds' | 'captures' | 'disputes' | 'requests' | 'ledger' | 'outbox'>;
+export type Reads = Pick<TransactionScope, 'orders' | 'payments' | 'paymentRoutes' | 'refunds' | 'captures' | 'disputes' | 'requests' | 'ledger' | 'outbox'>;
 
 /** One adapter family under test, behind the ports. */
 export interface StoreUnderTest extends SeedPorts {
@@ -60,6 +61,7 @@ export async function openStore(kind: StoreKind): Promise<StoreUnderTest> {
     reads: {
       orders: new PostgresOrderRepository(knex),
       payments: new PostgresPaymentRepository(knex),
+      paymentRoutes: new PostgresPaymentRouteRepository(knex),
       refunds: new PostgresRefundRepository(knex),
       captures: new PostgresCaptureRequests(knex),
       disputes: new PostgresDisputeRepository(knex),

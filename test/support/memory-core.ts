@@ -29,8 +29,7 @@ export function memoryCore(world: MemoryWorld = memoryWorld()) {
     clock: world.clock,
     merchants: world.merchants,
     testCards: world.merchants,
-    testRoutes: { primary, alternative },
-    liveRoutes: undefined,
+    processors: { test: [primary, alternative], live: [] },
     velocity: DEFAULT_VELOCITY_LIMITS,
     onBackgroundError: (err) => void backgroundErrors.push(err),
   });

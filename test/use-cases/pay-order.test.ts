@@ -110,3 +110,30 @@ describe('paying an order by card', () => {
     expect(core.primary.callsOf('authorize')).toHaveLength(1);
   });
 });
+
+describe('routes as data', () => {
+  test('a merchant\'s own routes decide: its first route is asked first, failover goes down its list', async () => {
+    const { core, merchant, order, pay } = await checkout();
+    await core.world.uow.run((tx) =>
+      tx.paymentRoutes.replace(merchant.id, false, [
+        { processor: 'scripted_alternative', processorAccountId: null },
+        { processor: 'scripted_primary', processorAccountId: null },
+      ]),
+    );
+    core.alternative.next('authorize', { decline: 'issuer_unavailable' });
+    expect((await pay()).status).toBe('succeeded');
+    const [record] = await core.world.reads.payments.listForOrder(order.id);
+    expect(record!.attempts.map((a) => [a.route, a.status])).toEqual([
+      ['scripted_alternative', 'failed'],
+      ['scripted_primary', 'succeeded'],
+    ]);
+  });
+
+  test('a route naming a processor the mode does not register is skipped; no route left fails the payment without asking anyone', async () => {
+    const { core, merchant, pay } = await checkout();
+    await core.world.uow.run((tx) => tx.paymentRoutes.replace(merchant.id, false, [{ processor: 'unknown_acquirer', processorAccountId: null }]));
+    const outcome = await pay();
+    expect(outcome).toMatchObject({ status: 'failed', declineCode: 'processing_unavailable' });
+    expect([...core.primary.calls, ...core.alternative.calls]).toEqual([]);
+  });
+});

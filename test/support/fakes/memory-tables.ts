@@ -10,6 +10,7 @@ import type { PaymentAttempt } from '../../../src/modules/payment/domain/payment
 import type { Payment } from '../../../src/modules/payment/domain/payment.entity.ts';
 import type { TestCardBehaviour } from '../../../src/modules/payment/domain/test-card.ts';
 import type { Refund } from '../../../src/modules/refund/domain/refund.entity.ts';
+import type { PaymentRoute } from '../../../src/modules/payment/domain/routing.ts';
 import type { CaptureRequest } from '../../../src/modules/capture/ports/capture-request.port.ts';
 import type { MerchantRecord } from '../../../src/modules/merchant/ports/merchant-repository.port.ts';
 
@@ -66,6 +67,8 @@ export interface MemoryTables {
   idempotency: Map<string, IdempotencyRow>;
   ledger: Map<string, LedgerTransaction>;
   events: Map<string, EventRow>;
+  /** A merchant's routes in a mode, first to last, by `${merchantId}:${livemode}`. */
+  paymentRoutes: Map<string, readonly PaymentRoute[]>;
 }
 
 /** Empty tables. */
@@ -83,6 +86,7 @@ export function emptyTables(): MemoryTables {
     idempotency: new Map(),
     ledger: new Map(),
     events: new Map(),
+    paymentRoutes: new Map(),
   };
 }
 

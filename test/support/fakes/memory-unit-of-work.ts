@@ -7,6 +7,7 @@ import { MemoryLedgerJournal } from './memory-ledger-journal.ts';
 import { MemoryMerchantReader } from './memory-merchant-repository.ts';
 import { MemoryOrderRepository } from './memory-order-repository.ts';
 import { MemoryPaymentRepository } from './memory-payment-repository.ts';
+import { MemoryPaymentRouteRepository } from './memory-payment-route-repository.ts';
 import { MemoryRefundRepository } from './memory-refund-repository.ts';
 import { MemoryRequestLedger } from './memory-request-ledger.ts';
 import { applyChanges, copyTables, notFaked, type MemoryTables, type TablesRef } from './memory-tables.ts';
@@ -23,6 +24,7 @@ export function memoryScope(ref: TablesRef): TransactionScope {
   return {
     orders: new MemoryOrderRepository(ref),
     payments: new MemoryPaymentRepository(ref),
+    paymentRoutes: new MemoryPaymentRouteRepository(ref),
     refunds: new MemoryRefundRepository(ref),
     payouts: unmodelled('PayoutRepository'),
     captures: new MemoryCaptureRequests(ref),
