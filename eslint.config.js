@@ -44,18 +44,27 @@ export default tseslint.config(
     },
   },
   {
-    // The gateway holds HTTP only: it reaches the core through its Connect routes and use-case types, never an adapter.
+    // The gateway holds HTTP only: it reaches the core through its Connect routes and use-case types, never an adapter,
+    // and takes its options (gateway/options.ts) from the process composition instead of reading the configuration.
     files: ['gateway/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/src/modules/*/adapters/**', '**/src/kernel/adapters/**', '**/src/composition/**'], message: 'The gateway holds HTTP only; wiring adapters is the composition root\'s (src/composition/).' },
+            { group: ['**/src/modules/*/adapters/**', '**/src/kernel/adapters/**', '**/src/composition/**', '**/server/**'], message: 'The gateway holds HTTP only; wiring adapters and reading the configuration are the composition root\'s (src/composition/), and server/ hands the gateway its options.' },
             { group: ['knex', 'pg', 'nats'], message: 'The gateway holds HTTP only: no database or broker clients.' },
           ],
         },
       ],
+    },
+  },
+  {
+    // The core knows no HTTP and no process: the gateway and server/ are handed the core, never imported back.
+    files: ['src/**/*.ts'],
+    ignores: ['src/modules/*/domain/**', 'src/kernel/domain/**', 'src/modules/*/application/**', 'src/modules/*/ports/**', 'src/kernel/application/**', 'src/kernel/ports/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway/**', '**/server/**', '**/bin/**'], message: 'src/ imports no gateway, server/ or bin/: they are handed the core (server/service.ts).' }] }],
     },
   },
   {

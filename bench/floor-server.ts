@@ -231,7 +231,7 @@ async function fastifyServer(variant: Exclude<FloorVariant, 'node-http'>): Promi
     // Loaded, never started: the footprint of the real code's modules (what `checkout serve` imports).
     await import('../src/composition/core.ts');
     await import('../gateway/app.ts');
-    await import('../src/composition/service.ts');
+    await import('../server/service.ts');
   }
 
   const app = Fastify({ logger: false });

@@ -2,10 +2,10 @@
 // The operator's command line: `checkout serve`, `checkout migrate`, `checkout sandbox create --name "Acme"`,
 // `checkout keys create --merchant mer_… --mode live`.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/composition/config.ts';
 import { createCore, type Core } from '../src/composition/core.ts';
 import { DomainError } from '../src/kernel/domain/domain-error.ts';
-import { startService, startWorkerProcess, type RunningService, type StopOptions } from '../src/composition/service.ts';
+import { startService, startWorkerProcess, type RunningService, type StopOptions } from '../server/service.ts';
 import { StartCancelledError } from '../src/composition/events.ts';
 import type { StopOutcome } from '../src/composition/shutdown.ts';
 import { whenNpxExits } from '../sdk/cli/npx-parent.ts';

@@ -5,7 +5,7 @@ import { CLIENT_ADDRESS } from '../src/kernel/application/request-context.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 import { mountConnect } from './connect-mount.ts';
 import { fastifyTrustProxy } from './client-address.ts';
-import type { TrustProxy } from '../src/config.ts';
+import type { TrustProxy } from './options.ts';
 import { CheckoutService } from '../src/gen/checkout/v1/checkout_pb.ts';
 import type { CheckReadiness } from '../src/kernel/application/check-readiness.ts';
 import { clientErrorHandler, frameworkErrorHandler, newRequestId } from './client-errors.ts';

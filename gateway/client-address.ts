@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyServerOptions } from 'fastify';
-import type { TrustProxy } from '../src/config.ts';
+import type { TrustProxy } from './options.ts';
 
 /**
  * The client's address of a request, by the same rule Fastify applies to

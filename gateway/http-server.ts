@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { CheckReadiness } from '../src/kernel/application/check-readiness.ts';
-import type { Config } from '../src/config.ts';
+import type { GatewayServerOptions } from './options.ts';
 import { buildGateway, type GatewayOptions } from './app.ts';
 import { listenH1AndH2c, SHUTDOWN_GRACE_MS } from './listen.ts';
 
@@ -46,16 +46,17 @@ function warnIfDescriptorsShort(maxConnections: number, warn: (line: string) => 
 }
 
 /**
- * Builds the gateway over the core's routes and listens on the configured
- * port: REST, the checkout pages, Connect and gRPC-Web over HTTP/1.1, gRPC
- * (and Connect) over h2c, with the connection limits of the configuration.
+ * Builds the gateway over the core's routes and listens on the port its
+ * options name: REST, the checkout pages, Connect and gRPC-Web over HTTP/1.1,
+ * gRPC (and Connect) over h2c, with the options' connection limits (the
+ * process composition, server/service.ts, hands them over from the configuration).
  * `onApp` sees the app before it listens. `observability` gives the
  * composition root's logger and metrics (the app's own pino logger, at
  * LOG_LEVEL, and no metrics without it).
  * @throws ListenError when the port cannot be listened on.
  */
 export async function serveHttp(
-  config: Pick<Config, 'publicUrl' | 'logLevel' | 'trustProxy' | 'port' | 'host' | 'connectionLimits'>,
+  options: GatewayServerOptions,
   routes: (router: ConnectRouter) => void,
   readiness: CheckReadiness,
   onApp: (app: FastifyInstance) => void,
@@ -67,11 +68,11 @@ export async function serveHttp(
   const cut = new AbortController();
   const app = await buildGateway({
     routes,
-    publicUrl: config.publicUrl,
-    logger: { level: config.logLevel },
+    publicUrl: options.publicUrl,
+    logger: { level: options.logLevel },
     loggerInstance: observability.loggerInstance,
     metrics: observability.metrics,
-    trustProxy: config.trustProxy,
+    trustProxy: options.trustProxy,
     readiness,
     shutdownSignal: shutdown.signal,
   });
@@ -80,24 +81,24 @@ export async function serveHttp(
   const log = app.log;
   let server;
   try {
-    server = await listenH1AndH2c(app.server, routes, config.port, config.host, (err, where) => log.error({ err }, `Connect handler ${where} failed`), {
-      limits: config.connectionLimits,
-      trustProxy: config.trustProxy,
+    server = await listenH1AndH2c(app.server, routes, options.port, options.host, (err, where) => log.error({ err }, `Connect handler ${where} failed`), {
+      limits: options.connectionLimits,
+      trustProxy: options.trustProxy,
       shutdownSignal: shutdown.signal,
       cutSignal: cut.signal,
       metrics: observability.metrics?.http,
     });
   } catch (err) {
     await app.close();
-    throw new ListenError(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}. Set PORT to a free port.`);
+    throw new ListenError(`Cannot listen on ${options.host}:${options.port}: ${(err as Error).message}. Set PORT to a free port.`);
   }
-  warnIfDescriptorsShort(config.connectionLimits.maxConnections, (line) => log.warn(line));
+  warnIfDescriptorsShort(options.connectionLimits.maxConnections, (line) => log.warn(line));
   let lastDropWarning = 0;
   server.on('drop', () => {
     // One line a minute at most: a flood of refused connections must not flood the log as well.
     if (Date.now() - lastDropWarning < 60_000) return;
     lastDropWarning = Date.now();
-    log.warn(`Refusing new connections: MAX_CONNECTIONS (${config.connectionLimits.maxConnections}) are open.`);
+    log.warn(`Refusing new connections: MAX_CONNECTIONS (${options.connectionLimits.maxConnections}) are open.`);
   });
   return {
     app,

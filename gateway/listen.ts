@@ -3,7 +3,7 @@ import type net from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createContextValues, type ConnectRouter } from '@connectrpc/connect';
 import { CLIENT_ADDRESS } from '../src/kernel/application/request-context.ts';
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } from '../src/config.ts';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type TrustProxy } from './options.ts';
 import { clientAddressResolver } from './client-address.ts';
 import { connectNodeListener, type OnHandlerError } from './connect-mount.ts';
 import { h2RequestProblem, newRequestId, sendH2Error } from './client-errors.ts';

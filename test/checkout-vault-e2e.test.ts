@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningService } from '../src/composition/service.ts';
+import type { RunningService } from '../server/service.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { axeViolations, launchBrowser } from './support/browser.ts';
 import { freePort } from './support/nats-server.ts';

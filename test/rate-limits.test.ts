@@ -217,7 +217,7 @@ describe('failed authentications per client address, on every transport', () => 
   });
 
   it('behind a trusted proxy (TRUST_PROXY), counts the client the proxy names, not the proxy', async () => {
-    const { loadConfig } = await import('../src/config.ts');
+    const { loadConfig } = await import('../src/composition/config.ts');
     const proxied = await buildGateway({ routes: svc.core.routes, publicUrl: 'http://api.test', trustProxy: loadConfig({ TRUST_PROXY: 'true' }).trustProxy });
     try {
       const viaProxy = (key: string, client: string) =>
@@ -304,7 +304,7 @@ describe('card-testing limits of the checkout', () => {
 
 describe('the client address behind a proxy (TRUST_PROXY)', () => {
   it('takes the hop the trusted proxy added, never the leftmost entry the client wrote', async () => {
-    const { loadConfig } = await import('../src/config.ts');
+    const { loadConfig } = await import('../src/composition/config.ts');
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);

@@ -11,8 +11,8 @@ import { waitFor } from './support/wait.ts';
 import { httpRequest } from './support/raw-http.ts';
 import { deleteStream, freePort, uniqueStream } from './support/nats-server.ts';
 import { harnessEventsMode, harnessNatsUrl } from './support/requirements.ts';
-import { loadConfig } from '../src/config.ts';
-import { startService, type RunningService } from '../src/composition/service.ts';
+import { loadConfig } from '../src/composition/config.ts';
+import { startService, type RunningService } from '../server/service.ts';
 import { startHarness } from './support/webhooks.ts';
 
 describe('GET /readyz', () => {

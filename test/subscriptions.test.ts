@@ -6,7 +6,7 @@
 // distance at a time. Every suite ends with the ledger verified (test/support/service.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/composition/config.ts';
 import { startWorkers, type WorkerContext } from '../src/composition/workers.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { waitFor } from './support/wait.ts';

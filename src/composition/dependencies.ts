@@ -2,7 +2,7 @@
 // the embedded Postgres. (How its events travel is decided beside it, in events.ts: NATS_URL → JetStream, without
 // it the event stream in Postgres; so with neither set a process needs nothing but this checkout.)
 import path from 'node:path';
-import type { Config, ConnectedConfig } from '../config.ts';
+import type { Config, ConnectedConfig } from './config.ts';
 import { EmbeddedPostgresError, useEmbeddedPostgres } from '../kernel/adapters/postgres/embedded-postgres.ts';
 import { redactUrl, StartupError } from './startup.ts';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { NatsConnection } from 'nats';
-import type { Config, ConnectedConfig, EventsMode } from '../config.ts';
+import type { Config, ConnectedConfig, EventsMode } from './config.ts';
 import { connectNats, ensureStream, StreamConflictError, type StreamOptions } from '../modules/event/adapters/nats/jetstream.ts';
 import { JetStreamEventPublisher } from '../modules/event/adapters/nats/jetstream-event-publisher.ts';
 import { JetStreamEventSubscription, NatsEventFeed } from '../modules/event/adapters/nats/jetstream-event-subscription.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 import { createAesGcmKeyRing } from '../kernel/adapters/crypto/aes-gcm-key-ring.ts';
 import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
 import type { Log } from './log.ts';

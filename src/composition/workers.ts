@@ -6,7 +6,7 @@ import type { RefundOrder } from '../modules/refund/application/refund-order.ts'
 import type { PayoutRuns } from '../modules/payout/application/run-payouts.ts';
 import type { SweepDisputes } from '../modules/dispute/application/sweep-disputes.ts';
 import type { Knex } from 'knex';
-import type { Config, ConnectedConfig } from '../config.ts';
+import type { Config, ConnectedConfig } from './config.ts';
 import { createDatabase } from '../kernel/adapters/postgres/database.ts';
 import { purgeExpiredIdempotencyKeys } from '../kernel/adapters/postgres/postgres-idempotency-store.ts';
 import { purgeIdleRateLimitBuckets } from '../modules/merchant/adapters/postgres/postgres-rate-limiter.ts';

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { inject, type TestOptions } from 'vitest';
-import type { EventsMode } from '../../src/config.ts';
+import type { EventsMode } from '../../src/composition/config.ts';
 import { CHROMIUM_PATH } from './browser.ts';
 import { findNatsServer, MACHINE_NATS_URL } from './nats-server.ts';
 import { PGBOUNCER_BIN, pgbouncerVersion } from './pgbouncer.ts';

@@ -1,7 +1,7 @@
 import { createContextValues, type CallOptions } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RATE_LIMIT_HEADERS } from '../../../src/modules/merchant/application/authenticate.ts';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../../../src/modules/order/application/order-service.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../../../src/kernel/application/idempotency-key.ts';
 import { CLIENT_ADDRESS } from '../../../src/kernel/application/request-context.ts';
 
 /** Headers the REST API forwards to the core unchanged. */

@@ -4,8 +4,7 @@ import { fromJson, toBinary, toJson, type DescMessage, type JsonValue, type Mess
 import type { HandlerContext } from '@connectrpc/connect';
 import type { Scope } from '../../modules/merchant/domain/caller.ts';
 import type { AfterCommit, TransactionScope, UnitOfWork } from '../ports/unit-of-work.port.ts';
-import { checkIdempotencyKey } from '../../modules/order/application/create-order.ts';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../../modules/order/application/order-service.ts';
+import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
 
 /** The call an Idempotency-Key guards: its operation name, request and response types. */
 export interface IdempotentCall<I extends DescMessage, O extends DescMessage> {

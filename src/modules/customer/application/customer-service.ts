@@ -35,7 +35,7 @@ import type { Idempotent } from '../../../kernel/application/idempotent.ts';
 import type { Authenticate } from '../../merchant/application/authenticate.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../order/application/list-orders.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import { IDEMPOTENCY_KEY_HEADER } from '../../order/application/order-service.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../../../kernel/application/idempotency-key.ts';
 import { cardNotFound, type CardVaultUseCases } from './card-vault-use-cases.ts';
 import { cardTokenToProto, customerToProto, savedCardToProto } from './customer-mapper.ts';
 

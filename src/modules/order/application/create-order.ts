@@ -1,4 +1,5 @@
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
+import { checkIdempotencyKey } from '../../../kernel/application/idempotency-key.ts';
 import { createHash } from 'node:crypto';
 import { createOrder, validateCreateOrder, type CreateOrderCommand } from '../domain/create-order.ts';
 import { EVENT_ID_PREFIX } from '../../event/domain/domain-event.ts';
@@ -65,25 +66,6 @@ export function createCreateOrder(deps: { readonly store: OrderCreationStore; re
     return { order: existing.order, replayed: true };
   };
 }
-
-/** Longest idempotency key accepted. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
-/**
- * Checks an Idempotency-Key's format.
- * @throws DomainError idempotency.key_invalid
- */
-export function checkIdempotencyKey(key: string): void {
-  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ApplicationError('idempotency.key_invalid', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces, e.g. a UUID.`, 'Idempotency-Key');
-  }
-  if (key.startsWith(RESERVED_KEY_PREFIX)) {
-    throw new ApplicationError('idempotency.key_invalid', `Idempotency-Key may not begin with "${RESERVED_KEY_PREFIX}": the service keys the orders of subscription cycles so.`, 'Idempotency-Key');
-  }
-}
-
-/** Keys the service claims for itself (a subscription cycle's order); a merchant's key may not begin so. */
-export const RESERVED_KEY_PREFIX = 'subscription_cycle:';
 
 /** A stable hash of the validated request, so a reused key can be told apart from a retry. */
 function fingerprintOf(command: CreateOrderCommand, extras: readonly string[]): string {

@@ -23,13 +23,9 @@ import type { Authenticate } from '../../merchant/application/authenticate.ts';
 import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../../../kernel/application/idempotency-key.ts';
 import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
 import type { PrepareOrderCharge } from '../../customer/application/charge-saved-card.ts';
-
-/** Header that carries the idempotency key, on Connect, gRPC and REST alike. */
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-/** Response header set when a create is answered from an earlier request with the same key. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 /** The use cases the order service is built on. */
 export interface OrderServiceDeps {

@@ -1,4 +1,4 @@
-import { RESERVED_KEY_PREFIX } from '../../order/application/create-order.ts';
+import { RESERVED_KEY_PREFIX } from '../../../kernel/application/idempotency-key.ts';
 import { EVENT_ID_PREFIX, orderEventData } from '../../event/domain/domain-event.ts';
 import { createOrder } from '../../order/domain/create-order.ts';
 import { isPaid } from '../../order/domain/order-transitions.ts';

@@ -1,28 +1,29 @@
-import { ServiceUnavailableError } from '../kernel/ports/errors.ts';
+import { ServiceUnavailableError } from '../src/kernel/ports/errors.ts';
 import type { Knex } from 'knex';
 import type { FastifyInstance } from 'fastify';
-import type { Config, ConnectedConfig } from '../config.ts';
-import { readInstallationId } from '../kernel/adapters/postgres/postgres-installation.ts';
-import { PostgresDependencyProbe } from '../kernel/adapters/postgres/postgres-dependency-probe.ts';
-import { PostgresMigrationsProbe } from '../kernel/adapters/postgres/postgres-migrations-probe.ts';
-import { systemClock } from '../kernel/adapters/node/system-clock.ts';
-import { createCheckReadiness } from '../kernel/application/check-readiness.ts';
-import type { TestSandboxCredentials } from '../modules/merchant/application/create-sandbox.ts';
-import { ListenError, serveHttp } from '../../gateway/http-server.ts';
-import { createCore, type Core } from './core.ts';
-import { withGrpcTooling } from './grpc-tooling.ts';
-import { linkEvents, type EventTransport } from './events.ts';
-import type { Log } from './log.ts';
-import { abortReserveMs, stopWithinGrace, type StopOutcome, type StopStep } from './shutdown.ts';
+import type { Config, ConnectedConfig } from '../src/composition/config.ts';
+import { readInstallationId } from '../src/kernel/adapters/postgres/postgres-installation.ts';
+import { PostgresDependencyProbe } from '../src/kernel/adapters/postgres/postgres-dependency-probe.ts';
+import { PostgresMigrationsProbe } from '../src/kernel/adapters/postgres/postgres-migrations-probe.ts';
+import { systemClock } from '../src/kernel/adapters/node/system-clock.ts';
+import { createCheckReadiness } from '../src/kernel/application/check-readiness.ts';
+import type { TestSandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { ListenError, serveHttp } from '../gateway/http-server.ts';
+import type { GatewayServerOptions } from '../gateway/options.ts';
+import { createCore, type Core } from '../src/composition/core.ts';
+import { withGrpcTooling } from '../src/composition/grpc-tooling.ts';
+import { linkEvents, type EventTransport } from '../src/composition/events.ts';
+import type { Log } from '../src/composition/log.ts';
+import { abortReserveMs, stopWithinGrace, type StopOutcome, type StopStep } from '../src/composition/shutdown.ts';
 import type { DestinationStream } from 'pino';
-import type { PrometheusMetrics } from '../kernel/adapters/prometheus/prometheus-metrics.ts';
+import type { PrometheusMetrics } from '../src/kernel/adapters/prometheus/prometheus-metrics.ts';
 import { createObservability, serveMetricsPort, type MetricsListener } from './observability.ts';
-import { openDatabase, StartupError } from './startup.ts';
-import { chooseDatabase, connected, type ChosenDatabase } from './dependencies.ts';
-import { startWorkers } from './workers.ts';
-import { loadKeyRing } from './vault-keys.ts';
-import type { KeyRing } from '../kernel/ports/key-ring.port.ts';
-import { needsEvents, WORKER_NAMES, type WorkerName } from './worker-names.ts';
+import { openDatabase, StartupError } from '../src/composition/startup.ts';
+import { chooseDatabase, connected, type ChosenDatabase } from '../src/composition/dependencies.ts';
+import { startWorkers } from '../src/composition/workers.ts';
+import { loadKeyRing } from '../src/composition/vault-keys.ts';
+import type { KeyRing } from '../src/kernel/ports/key-ring.port.ts';
+import { needsEvents, WORKER_NAMES, type WorkerName } from '../src/composition/worker-names.ts';
 
 /** A running service: the gateway and, unless configured otherwise, every worker. */
 /** How a fault the core logs is named: an unreachable store is told apart from a bug of ours. */
@@ -73,6 +74,18 @@ export interface ProcessOptions {
 const NATS_START_WAIT_MS = 2000;
 
 const PRIVATE_NETWORKS_WARNING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may reach loopback and private addresses of this network. Use it for local development only.';
+
+/** What the gateway is handed to serve on its port, taken from the configuration (the gateway reads none of it itself). */
+export function gatewayOptionsOf(config: Pick<Config, 'publicUrl' | 'logLevel' | 'trustProxy' | 'port' | 'host' | 'connectionLimits'>): GatewayServerOptions {
+  return {
+    publicUrl: config.publicUrl,
+    logLevel: config.logLevel,
+    trustProxy: config.trustProxy,
+    port: config.port,
+    host: config.host,
+    connectionLimits: config.connectionLimits,
+  };
+}
 
 /** The workers `serve` runs beside the API: those SERVE_WORKERS names, without the dispatcher when RUN_DISPATCHER=false. */
 export function servedWorkers(config: Pick<Config, 'serveWorkers' | 'runDispatcher'>): WorkerName[] {
@@ -158,7 +171,7 @@ async function serveOn(
   let http;
   try {
     const routes = withGrpcTooling(core.routes, { readiness, reflection: config.grpcReflection });
-    http = await serveHttp(config, routes, readiness, () => undefined, {
+    http = await serveHttp(gatewayOptionsOf(config), routes, readiness, () => undefined, {
       loggerInstance: logger,
       metrics: metrics && { http: metrics, exposition: metrics, token: config.metrics.token },
     });

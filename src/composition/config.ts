@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { parseWorkerNames, type WorkerName } from './composition/worker-names.ts';
-import { parseKeyList, type KeyEncryptionKey } from './kernel/adapters/crypto/aes-gcm-key-ring.ts';
+import { parseWorkerNames, type WorkerName } from './worker-names.ts';
+import { parseKeyList, type KeyEncryptionKey } from '../kernel/adapters/crypto/aes-gcm-key-ring.ts';
 /** Settings of the service, read from the environment with local defaults. */
 export interface Config {
   /**
@@ -134,7 +134,10 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
 }
 
-/** The documented defaults of {@link ConnectionLimits}. */
+/**
+ * The documented defaults of {@link ConnectionLimits}. The gateway takes its own options (gateway/options.ts, the
+ * same shape and defaults; test/gateway-options.test.ts holds them equal), which server/service.ts fills from here.
+ */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

@@ -2,14 +2,14 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
-import { eventsMode, type Config, type MetricsConfig } from '../config.ts';
-import { createPrometheusMetrics, type PrometheusMetrics } from '../kernel/adapters/prometheus/prometheus-metrics.ts';
-import { outboxBacklogAgeSeconds } from '../modules/event/adapters/postgres/postgres-event-outbox.ts';
-import { eventConsumerAgeSeconds } from '../modules/event/adapters/postgres/postgres-event-subscription.ts';
-import { bearsToken } from '../../gateway/metrics-route.ts';
-import { currentRequestId } from '../../gateway/request-scope.ts';
-import { createLogger, pinoLog, type Log } from './log.ts';
-import { StartupError } from './startup.ts';
+import { eventsMode, type Config, type MetricsConfig } from '../src/composition/config.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from '../src/kernel/adapters/prometheus/prometheus-metrics.ts';
+import { outboxBacklogAgeSeconds } from '../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
+import { eventConsumerAgeSeconds } from '../src/modules/event/adapters/postgres/postgres-event-subscription.ts';
+import { bearsToken } from '../gateway/metrics-route.ts';
+import { currentRequestId } from '../gateway/request-scope.ts';
+import { createLogger, pinoLog, type Log } from '../src/composition/log.ts';
+import { StartupError } from '../src/composition/startup.ts';
 
 /** What a process logs and counts with. */
 export interface Observability {
