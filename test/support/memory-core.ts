@@ -8,7 +8,7 @@ import { RefundService } from '../../src/gen/checkout/v1/refund_pb.ts';
 import { createCaptureOrder } from '../../src/modules/capture/application/capture-order.ts';
 import { createAuthenticate } from '../../src/modules/merchant/application/authenticate.ts';
 import { createCreateOrder } from '../../src/modules/order/application/create-order.ts';
-import { IDEMPOTENCY_KEY_HEADER } from '../../src/modules/order/application/order-service.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../../src/kernel/application/idempotency-key.ts';
 import { createPayments } from '../../src/modules/payment/application/payments.ts';
 import { DEFAULT_VELOCITY_LIMITS } from '../../src/modules/payment/domain/velocity.ts';
 import { createRefundOrder } from '../../src/modules/refund/application/refund-order.ts';
