@@ -3,6 +3,9 @@
 // them (tsc rewrites the JavaScript's `./x.ts` imports, not the declarations'; older TypeScripts refuse `.ts`
 // there). Each sdk/<package>/package.json runs it as `prepack`, so `npm pack` and `npm publish` build from
 // the sources: the built dist/ is never committed (except sdk/fields/dist/*.js, the served scripts).
+// A package that depends on another of ours by name (@hosted-checkout/medusa on @hosted-checkout/node) is
+// compiled against that one's declarations, so its dependencies are built first when their dist/ is missing or
+// older than the SDK's sources.
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -50,5 +53,31 @@ function fail(diagnostics: readonly ts.Diagnostic[]): never {
   process.exit(1);
 }
 
+/** The directories of the packages of ours (sdk/<name>) that the package at `dir` depends on by name. */
+function workspaceDependencies(dir: string): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(manifest.dependencies ?? {})
+    .filter((name) => name.startsWith('@hosted-checkout/'))
+    .map((name) => path.join(dir, '..', name.slice('@hosted-checkout/'.length)));
+}
+
+/** Whether a package's dist/ is older than a source of the SDK (any .ts under sdk/ outside a dist/), or missing. */
+function stale(dir: string): boolean {
+  const built = statSync(path.join(dir, 'dist', 'index.js'), { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return true;
+  const sdk = path.resolve(dir, '..');
+  const newer = (d: string): boolean =>
+    readdirSync(d, { withFileTypes: true }).some((entry) =>
+      entry.isDirectory() ? entry.name !== 'dist' && entry.name !== 'node_modules' && newer(path.join(d, entry.name)) : entry.name.endsWith('.ts') && statSync(path.join(d, entry.name)).mtimeMs > built,
+    );
+  return newer(sdk);
+}
+
+for (const dependency of workspaceDependencies(process.cwd())) {
+  // `npm pack --workspaces` has just built it, unless the sources changed since.
+  if (!stale(dependency)) continue;
+  const built = buildSdkPackage(dependency);
+  console.log(`${path.relative(path.resolve(import.meta.dirname, '..'), dependency)}: ${built.count} files built into ${path.relative(dependency, built.outDir)}/ (a dependency)`);
+}
 const { outDir, count } = buildSdkPackage(process.cwd());
 console.log(`${path.relative(path.resolve(import.meta.dirname, '..'), process.cwd())}: ${count} files built into ${path.relative(process.cwd(), outDir)}/`);

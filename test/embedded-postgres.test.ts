@@ -6,7 +6,7 @@
  * one `checkout serve` runs when it runs, otherwise one it starts for itself and stops after.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -205,6 +205,37 @@ describe('the embedded Postgres of one directory', () => {
     expect(server.how).toBe('started');
     await server.release();
     expect(existsSync(path.join(dir, 'lock'))).toBe(false);
+  });
+});
+
+describe('a directory another local user could change is refused before anything is written in it', () => {
+  test('one that others may write (even sticky, as /tmp is): no password, log or cluster is made in it', async () => {
+    const open = path.join(root, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o1777);
+    await expect(use(open)).rejects.toThrow(/may be written by other users \(mode 1777\)/);
+    expect(readdirSync(open).sort()).toEqual(['users']);
+  });
+
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot) console.log('embedded-postgres: the planted-directory case needs root (to give a directory to another user); skipped');
+  test.skipIf(!asRoot)('as root, one of another user, with a password and a symlinked log planted: refused, the link\'s target untouched', async () => {
+    const planted = path.join(root, 'planted');
+    const target = path.join(root, 'root-only-file');
+    writeFileSync(target, 'root only\n', { mode: 0o600 });
+    mkdirSync(planted, { mode: 0o777 });
+    chmodSync(planted, 0o777);
+    writeFileSync(path.join(planted, 'password'), 'known-to-the-planter\n');
+    symlinkSync(target, path.join(planted, 'postgres.log'));
+    const nobody = 65534;
+    chownSync(path.join(planted, 'password'), nobody, nobody);
+    lchownSync(path.join(planted, 'postgres.log'), nobody, nobody);
+    chownSync(planted, nobody, nobody);
+    await expect(use(planted)).rejects.toThrow(/belongs to uid 65534, not to this process's user/);
+    expect(statSync(target).uid).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('root only\n');
+    expect(lstatSync(path.join(planted, 'postgres.log')).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(planted, 'data'))).toBe(false);
   });
 });
 

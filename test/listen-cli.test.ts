@@ -248,6 +248,26 @@ describe('checkout listen', () => {
     expect((await exitWithin(run, 10_000)).code).toBe(0);
   });
 
+  it('warns when events would leave this machine, and not for a loopback address', { timeout: 150_000 }, async () => {
+    for (const [target, warned] of [
+      ['http://192.0.2.1:9/hooks', true],
+      ['https://hooks.example.invalid/x', true],
+      [receiverUrl, false],
+      [receiverUrl.replace('127.0.0.1', 'localhost'), false],
+      ['http://[::1]:9/hooks', false],
+    ] as const) {
+      // Only the secret is streamed: nothing is forwarded, so no request leaves for the addresses above.
+      script = [(ctx) => holdOpen(ctx, [{ signingSecret: SIGNING_SECRET }])];
+      const run = startListen(['--forward-to', target, '--api-base', stubUrl, '--api-key', TEST_KEY]);
+      await waitFor(() => run.stdout().includes('Ready!'), 15_000, 'the listener to be ready', () => run.stdout() + run.stderr());
+      if (warned) expect(run.stderr()).toMatch(/warning: --forward-to \S+ is not this machine: your test events .* will be sent there/);
+      else expect(run.stderr()).not.toContain('warning');
+      run.child.kill('SIGINT');
+      expect((await exitWithin(run, 10_000)).code).toBe(0);
+    }
+    expect(received).toHaveLength(0);
+  });
+
   it('refuses a live key before connecting', async () => {
     const run = startListen(['--forward-to', receiverUrl, '--api-base', stubUrl, '--api-key', `sk_live_${'L'.repeat(32)}`]);
     expect((await exitWithin(run, 15_000)).code).toBe(2);

@@ -11,6 +11,8 @@
 // - @hosted-checkout/vendure boots in a CommonJS Vendure app (as @vendure/create makes them; bootstrap() as its
 //   index does, not @vendure/testing, which would add sql.js and faker to install) on this machine's Postgres,
 //   and verifies a real delivery at its webhook route.
+// @hosted-checkout/medusa is packed and its tarball checked here too; it is installed into a Medusa project and run by
+// test/medusa-provider.test.ts and test/medusa-plugin.test.ts (Medusa is a thousand packages, cached apart).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CuttingProxy } from './support/cutting-proxy.ts';
+import { whilePackingAlone } from './support/pack-lock.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
@@ -28,7 +31,7 @@ import { api, createEndpoint, payOrder, startHarness, type Harness } from './sup
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROOT_PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[]; devDependencies: Record<string, string> };
-const PACKAGES = ['node', 'webhooks', 'mobile', 'fields', 'vendure'] as const;
+const PACKAGES = ['node', 'webhooks', 'mobile', 'fields', 'vendure', 'medusa'] as const;
 type PackageName = (typeof PACKAGES)[number];
 
 /** A Node the packages are installed and run with, and the Node that runs npm for it. */
@@ -272,7 +275,8 @@ beforeAll(async () => {
     await timed('npm pack --workspaces (builds each package)', async () => {
       // As a maintainer runs it in the repository: npm's prepack scripts find the repository's Node 24 first on PATH.
       const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-      const packed = await run(SYSTEM.node, [NPM_CLI, 'pack', '--workspaces', '--pack-destination', tgz], { cwd: ROOT, env, timeoutMs: 300_000 });
+      // Never while another test file packs: prepack writes each package's dist/ in place.
+      const packed = await whilePackingAlone(() => run(SYSTEM.node, [NPM_CLI, 'pack', '--workspaces', '--pack-destination', tgz], { cwd: ROOT, env, timeoutMs: 300_000 }));
       if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
     });
   } finally {

@@ -85,6 +85,17 @@ export async function runListen(args: string[], io: Partial<ListenIo> = {}): Pro
   const apiBase = httpUrl(apiBaseText);
   if (!apiBase) return usageError(`the API base must be an http(s) URL; got "${apiBaseText}".`);
 
+  // Allowed (a tunnel, a VM, a container), but said: the events and a valid signature leave this machine.
+  if (!isLoopbackHost(forwardTo.hostname)) {
+    stderr.write(
+      `checkout listen: warning: --forward-to ${forwardTo.host} is not this machine: your test events (amounts, references, customers' details), ` +
+        `signed with your test endpoint's secret, will be sent there${forwardTo.protocol === 'http:' ? ' unencrypted' : ''}.\n`,
+    );
+  }
+  if (apiBase.protocol === 'http:' && !isLoopbackHost(apiBase.hostname)) {
+    stderr.write(`checkout listen: warning: the API base ${apiBase.host} is not this machine and is plain http: your secret key is sent unencrypted. Use https.\n`);
+  }
+
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   let unwatch: () => void = () => undefined;
@@ -243,6 +254,12 @@ function refusal(error: ConnectError, apiBase: string): string {
 function backoffMs(failures: number): number {
   const base = Math.min(BACKOFF_MAX_MS, BACKOFF_INITIAL_MS * 2 ** Math.min(failures, 10));
   return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/** localhost (and *.localhost), 127.0.0.0/8 and ::1, as a URL's hostname writes them. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]' || host === '[::ffff:7f00:1]';
 }
 
 function httpUrl(text: string | undefined): URL | undefined {

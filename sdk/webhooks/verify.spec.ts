@@ -166,6 +166,12 @@ describe('verifyWebhook', () => {
     expectRejected(() => verifyWebhook(BODY, valid, [SECRET, 'nope'], { now: at(0) }), 'secret_invalid');
   });
 
+  it('rejects the bare prefix as a secret: a signature anyone can make with the key "whsec_" is not accepted', () => {
+    const forged = header([sign(BODY, 'whsec_', T)]);
+    expectRejected(() => verifyWebhook(BODY, forged, 'whsec_', { now: at(0) }), 'secret_invalid');
+    expectRejected(() => verifyWebhook(BODY, forged, [SECRET, 'whsec_'], { now: at(0) }), 'secret_invalid');
+  });
+
   it('compares without throwing when a signature has another length', () => {
     const signature = sign(BODY, SECRET, T);
     for (const odd of [signature.slice(0, 10), `${signature}00`, 'ü'.repeat(32), signature.toUpperCase().slice(0, 63)]) {

@@ -116,6 +116,13 @@ function checkSecrets(secret: unknown): string[] {
         `The webhook secret is ${candidate === '' ? 'an empty string' : String(candidate)}. Is the environment variable that holds it set in this process? Pass the endpoint's signing secret, whsec_…`,
       );
     }
+    if (candidate === WEBHOOK_SECRET_PREFIX) {
+      // Anyone can sign with the key "whsec_": typically `whsec_${SOMETHING}` with SOMETHING unset.
+      throw new WebhookVerificationError(
+        'secret_invalid',
+        `The webhook secret is just "${WEBHOOK_SECRET_PREFIX}", with nothing after it. Is the variable it is built from set in this process? Pass the endpoint's whole signing secret.`,
+      );
+    }
     if (!candidate.startsWith(WEBHOOK_SECRET_PREFIX)) {
       // Show only the prefix: the value may be a real key.
       const looksLikeApiKey = /^(sk|pk|rk)_(test|live)_/.exec(candidate);

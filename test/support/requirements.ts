@@ -8,6 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import { inject, type TestOptions } from 'vitest';
 import type { EventsMode } from '../../src/composition/config.ts';
 import { CHROMIUM_PATH } from './browser.ts';
+import { medusaMissing } from './medusa.ts';
 import { findNatsServer, MACHINE_NATS_URL } from './nats-server.ts';
 import { PGBOUNCER_BIN, pgbouncerVersion } from './pgbouncer.ts';
 
@@ -15,9 +16,11 @@ import { PGBOUNCER_BIN, pgbouncerVersion } from './pgbouncer.ts';
  * nats: a NATS with JetStream answering at TEST_NATS_URL (probed once per run by test/support/global-setup.ts), for
  * what tests JetStream itself (a suite that only needs events runs without it: {@link harnessEventsMode});
  * nats-server: the binary, for suites that start servers of their own; chromium: the browser playwright-core drives;
- * pgbouncer: Debian's binary; network-namespaces: `unshare -n` and `ip` (root, or a sandbox that allows them).
+ * pgbouncer: Debian's binary; network-namespaces: `unshare -n` and `ip` (root, or a sandbox that allows them);
+ * medusa: a Node for Medusa 2, and its project (test/fixtures/medusa-app) installed in the cache or the npm registry
+ * answering to install it (test/support/medusa.ts).
  */
-export type Requirement = 'nats' | 'nats-server' | 'chromium' | 'pgbouncer' | 'network-namespaces';
+export type Requirement = 'nats' | 'nats-server' | 'chromium' | 'pgbouncer' | 'network-namespaces' | 'medusa';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -86,6 +89,8 @@ function check(need: Requirement): string | undefined {
       const why = (run.error?.message ?? run.stderr.trim().split('\n').pop()) || `exit ${run.status}`;
       return `no network namespace with loopback here (unshare -n ip link set lo up: ${why})`;
     }
+    case 'medusa':
+      return medusaMissing();
   }
 }
 

