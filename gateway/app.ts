@@ -13,6 +13,8 @@ import { RestError, toRestError } from './rest/shared/rest-error.ts';
 import { registerRestApi } from './rest/rest-api.ts';
 import { AJV_OPTIONS } from './rest/shared/validation.ts';
 import { registerCheckoutPages } from './checkout/checkout-pages.ts';
+import { loadCheckoutAssets } from './checkout/assets.ts';
+import { registerSimulatedIssuer, type SimulatedIssuer } from './checkout/simulated-issuer-page.ts';
 import { registerPaymentLinkPages } from './checkout/payment-link-pages.ts';
 import { registerFieldsRoutes } from './fields/fields-routes.ts';
 import { PaymentLinkPageService } from '../src/gen/checkout/v1/payment_link_pb.ts';
@@ -46,6 +48,8 @@ export interface GatewayOptions {
   readonly trustProxy?: TrustProxy;
   /** Aborted when the service shuts down: server streams (ListenEvents) end instead of holding their connection open. */
   readonly shutdownSignal?: AbortSignal;
+  /** The simulated processors' issuer page (test mode's 3-D Secure redirect); /simulator/issuer is not served without it. */
+  readonly simulatedIssuer?: SimulatedIssuer;
 }
 
 declare module 'fastify' {
@@ -157,7 +161,9 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 
   const transport = createInProcessTransport(options.routes);
   await registerRestApi(app, transport, options.publicUrl, answerError);
-  registerCheckoutPages(app, createClient(CheckoutService, transport));
+  const checkoutAssets = loadCheckoutAssets();
+  registerCheckoutPages(app, createClient(CheckoutService, transport), { assets: checkoutAssets });
+  if (options.simulatedIssuer) registerSimulatedIssuer(app, options.simulatedIssuer, { script: checkoutAssets.script.url, style: checkoutAssets.style.url });
   registerPaymentLinkPages(app, createClient(PaymentLinkPageService, transport));
   // The embedded card fields: the merchant's library and the frames it mounts (their payments go to the Connect mount).
   registerFieldsRoutes(app);

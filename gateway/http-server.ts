@@ -60,7 +60,7 @@ export async function serveHttp(
   routes: (router: ConnectRouter) => void,
   readiness: CheckReadiness,
   onApp: (app: FastifyInstance) => void,
-  observability: Pick<GatewayOptions, 'loggerInstance' | 'metrics'> = {},
+  observability: Pick<GatewayOptions, 'loggerInstance' | 'metrics' | 'simulatedIssuer'> = {},
 ): Promise<HttpServer> {
   // Aborted first on close: server streams (checkout listen) end, so their connections do not hold the shutdown.
   const shutdown = new AbortController();
@@ -72,6 +72,7 @@ export async function serveHttp(
     logger: { level: options.logLevel },
     loggerInstance: observability.loggerInstance,
     metrics: observability.metrics,
+    simulatedIssuer: observability.simulatedIssuer,
     trustProxy: options.trustProxy,
     readiness,
     shutdownSignal: shutdown.signal,

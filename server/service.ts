@@ -174,6 +174,7 @@ async function serveOn(
     http = await serveHttp(gatewayOptionsOf(config), routes, readiness, () => undefined, {
       loggerInstance: logger,
       metrics: metrics && { http: metrics, exposition: metrics, token: config.metrics.token },
+      simulatedIssuer: core.simulatedIssuer,
     });
   } catch (err) {
     await events.close();

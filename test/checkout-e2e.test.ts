@@ -299,20 +299,22 @@ describe('hosted checkout in a real browser', requires('chromium', 'nats'), () =
     });
   });
 
-  test('3-D Secure challenge passed with 123456: paid, attempt authentication passed', async () => {
+  test('3-D Secure challenge passed with 123456: the page goes to the issuer, comes back by the return leg, paid', async () => {
     const order = await createOrder();
     await asCustomer(order, async ({ page }) => {
       await typeCard(page, testCard('challenge'));
       await payButton(page).click();
-      const dialog = page.getByRole('dialog', { name: 'Confirm your payment' });
-      await dialog.waitFor();
-      expect(await dialog.innerText()).toContain('123456');
-      await expectAccessible(page, 'challenge dialog');
-      const code = dialog.getByLabel('Verification code');
-      expect(await code.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement), 'focus moves into the dialog').toBe(true);
-      await code.pressSequentially('123456');
-      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      // 3-D Secure is a redirect: the whole page goes to the (simulated) issuer's page on our host.
+      await page.waitForURL('**/simulator/issuer/**', { timeout: WAIT_MS });
+      await page.getByRole('heading', { level: 1, name: 'Confirm your payment' }).waitFor();
+      expect(await page.locator('#challenge-hint').innerText()).toContain('123456');
+      expect(await page.locator('.test-mode').innerText()).toContain('Test mode');
+      await expectAccessible(page, 'issuer page');
+      await page.getByLabel('Verification code').pressSequentially('123456');
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      // The issuer sends the customer to the return leg, which completes the payment and shows the receipt.
       await expectReceipt(page, order, `Mastercard ending in ${testCard('challenge').last4}`);
+      expect(new URL(page.url()).pathname).toBe(`/c/${order.id.slice(4)}`);
     });
     const paid = await getOrder(order.id);
     expect(paid.status).toBe('paid');
@@ -320,20 +322,17 @@ describe('hosted checkout in a real browser', requires('chromium', 'nats'), () =
     expect(paid.attempts[0]).toMatchObject({ status: 'succeeded', authentication: 'passed' });
   });
 
-  test('3-D Secure challenge failed: the failure is shown, then the approved card pays on the same page', async () => {
+  test('3-D Secure challenge failed: back on the checkout page the failure is shown, then the approved card pays', async () => {
     const order = await createOrder();
     await asCustomer(order, async ({ page }) => {
       await typeCard(page, testCard('challenge'));
       await payButton(page).click();
-      const dialog = page.getByRole('dialog', { name: 'Confirm your payment' });
-      await dialog.getByLabel('Verification code').pressSequentially('000000');
-      await dialog.getByRole('button', { name: 'Confirm' }).click();
-      await dialog.waitFor({ state: 'hidden' });
+      await page.waitForURL('**/simulator/issuer/**', { timeout: WAIT_MS });
+      await page.getByLabel('Verification code').pressSequentially('000000');
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      await page.waitForURL(`**/c/${order.id.slice(4)}`, { timeout: WAIT_MS });
       // What a shopper can act on, and no internal counter while many attempts are left.
-      await expect.poll(() => textOf(cardStatus(page)), { timeout: WAIT_MS }).toBe('Authentication failed. Try again, or use another card.');
-      expect(await page.getByLabel('Card number', { exact: true }).inputValue(), 'the card number is cleared for another card').toBe('');
-      expect(await page.getByLabel('Security code (CVC)').inputValue(), 'and so is its code').toBe('');
-      expect(await page.getByLabel('Expiry date (MM/YY)').inputValue(), 'the expiry is kept').toBe(`12/${twoYearsAhead}`);
+      await expect.poll(() => textOf(page.locator('#last-failure')), { timeout: WAIT_MS }).toBe('Your last payment attempt failed: Authentication failed. Try again, or use another card.');
       expect((await getOrder(order.id)).status).toBe('failed');
 
       await typeCard(page, testCard('approved'));

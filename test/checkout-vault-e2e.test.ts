@@ -2,8 +2,8 @@
  * Saved cards on the hosted checkout, played in Debian's Chromium against the real service (all
  * traffic to 127.0.0.1): "save this card" on an order that names a customer, one-click payment with
  * the saved card on the next order, and a saved card whose issuer asks for 3-D Secure going through
- * the challenge dialog again. Every page is checked with axe-core, for CSP and script errors, and
- * for requests leaving 127.0.0.1.
+ * the issuer's page again (3-D Secure by redirect). Every page is checked with axe-core, for CSP and
+ * script errors, and for requests leaving 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -158,11 +158,12 @@ describe('saved cards on the hosted checkout', requires('chromium'), () => {
     const visit = await open(order);
     const { page } = visit;
     await page.getByRole('button', { name: new RegExp(`Mastercard •••• ${number.slice(-4)}`) }).click();
-    const dialog = page.getByRole('dialog', { name: 'Confirm your payment' });
-    await dialog.waitFor();
-    await expectAccessible(page, 'challenge dialog of a saved card');
-    await dialog.getByLabel('Verification code').pressSequentially('123456');
-    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    // 3-D Secure by redirect: the issuer's page, then back through the return leg.
+    await page.waitForURL('**/simulator/issuer/**', { timeout: WAIT_MS });
+    await page.getByRole('heading', { level: 1, name: 'Confirm your payment' }).waitFor();
+    await expectAccessible(page, 'issuer page of a saved card');
+    await page.getByLabel('Verification code').pressSequentially('123456');
+    await page.getByRole('button', { name: 'Confirm' }).click();
     await paid(page);
     await finish(visit);
 

@@ -9,7 +9,7 @@ import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_
 import { OrderService, OrderStatus } from '../src/gen/checkout/v1/order_pb.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
-import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
+import { SimulatedProcessor } from '../src/modules/payment/adapters/simulator/simulated-processor.ts';
 import { pageToken, payWithTestCard } from './support/payments.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -159,7 +159,7 @@ describe('POST /v1/orders/:id/expire', () => {
     const token = await pageToken(svc.core.routes, checkoutId);
     const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-3ds', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
-    const released = vi.spyOn(SimulatedAlphaAcquirer.prototype, 'void');
+    const released = vi.spyOn(SimulatedProcessor.prototype, 'void');
 
     const res = await expire(id);
     expect(res.statusCode, res.body).toBe(200);

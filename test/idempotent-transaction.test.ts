@@ -4,6 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { createHandlerContext } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { postgresScope } from '../src/composition/modules.ts';
 import { createIdempotent, type Idempotent } from '../src/kernel/application/idempotent.ts';
 import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
 import { ENDPOINT_ID_PREFIX } from '../src/modules/webhook/domain/webhook-endpoint.entity.ts';
@@ -22,7 +23,7 @@ beforeAll(async () => {
   svc = await startTestService({ webhookAllowPrivateNetworks: true });
   const shop = await svc.sandbox('Generic keys shop');
   scope = { merchantId: shop.merchant_id, livemode: false };
-  idempotent = createIdempotent(new PostgresUnitOfWork(svc.db.knex));
+  idempotent = createIdempotent(new PostgresUnitOfWork(svc.db.knex, postgresScope));
 });
 afterAll(async () => {
   await svc?.close();

@@ -10,6 +10,7 @@ import type { SandboxCredentials } from '../src/modules/merchant/application/cre
 import { capturePosting } from '../src/modules/ledger/domain/postings.ts';
 import { settlementBreakdown } from '../src/modules/payment/domain/settlement.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { postgresScope } from '../src/composition/modules.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 
@@ -200,7 +201,7 @@ describe('a capture posts its gross, fees and net, once', () => {
       at: new Date(),
     });
     const before = await entriesOf(id);
-    const uow = new PostgresUnitOfWork(svc.db.knex);
+    const uow = new PostgresUnitOfWork(svc.db.knex, postgresScope);
     const posted = await Promise.all([1, 2, 3].map(() => uow.run((tx) => tx.ledger.post(posting))));
     expect(posted).toEqual([false, false, false]);
     expect(await entriesOf(id)).toEqual(before);

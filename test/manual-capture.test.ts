@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createRouterTransport } from '@connectrpc/connect';
 import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { createCore } from '../src/composition/core.ts';
-import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
+import { SimulatedProcessor } from '../src/modules/payment/adapters/simulator/simulated-processor.ts';
 import { AUTHORIZATION_VALIDITY_MS } from '../src/modules/order/domain/capture.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { pageToken, payWithTestCard } from './support/payments.ts';
@@ -257,15 +257,15 @@ describe('manual capture: capture', () => {
 describe('manual capture: an acquirer that does not answer, a process that stops', () => {
   it('keeps the request when the acquirer does not answer: the order stays authorized, cannot be voided, released or captured twice, and the sweeper finishes it', async () => {
     const id = await authorizedOrder({ reference: 'capture-acquirer-down' });
-    const original = SimulatedAlphaAcquirer.prototype.capture;
-    SimulatedAlphaAcquirer.prototype.capture = async () => {
+    const original = SimulatedProcessor.prototype.capture;
+    SimulatedProcessor.prototype.capture = async () => {
       throw new Error('acquirer timed out');
     };
     let res;
     try {
       res = await capture(id, { amount: 2000 });
     } finally {
-      SimulatedAlphaAcquirer.prototype.capture = original;
+      SimulatedProcessor.prototype.capture = original;
     }
     // The answer tells the order as it stands: authorized, the capture under way.
     expect(res.statusCode, res.body).toBe(200);
@@ -290,8 +290,8 @@ describe('manual capture: an acquirer that does not answer, a process that stops
 
   it('a retry with the same Idempotency-Key finishes a capture the acquirer did not answer; another key is refused meanwhile', async () => {
     const id = await authorizedOrder({ reference: 'capture-retried' });
-    const original = SimulatedAlphaAcquirer.prototype.capture;
-    SimulatedAlphaAcquirer.prototype.capture = async () => {
+    const original = SimulatedProcessor.prototype.capture;
+    SimulatedProcessor.prototype.capture = async () => {
       throw new Error('connection reset');
     };
     try {
@@ -299,7 +299,7 @@ describe('manual capture: an acquirer that does not answer, a process that stops
       // Another request for it, even while the acquirer is still down, is refused: one capture at a time.
       expect((await capture(id, { amount: 1200 }, { 'idempotency-key': 'cap-retry-2' })).statusCode).toBe(409);
     } finally {
-      SimulatedAlphaAcquirer.prototype.capture = original;
+      SimulatedProcessor.prototype.capture = original;
     }
     const retried = await capture(id, { amount: 1200 }, { 'idempotency-key': 'cap-retry-1' });
     expect(retried.statusCode).toBe(200);

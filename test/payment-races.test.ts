@@ -14,11 +14,11 @@ import { PostgresPaymentRepository } from '../src/modules/payment/adapters/postg
 import { parseCard } from '../src/modules/payment/domain/card.ts';
 import { DEFAULT_VELOCITY_LIMITS } from '../src/modules/payment/domain/velocity.ts';
 import type { Order } from '../src/modules/order/domain/order.entity.ts';
-import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../src/modules/payment/ports/payment-processor.port.ts';
+import type { AuthorizationOutcome, AuthorizationRequest, OperationOutcome, PaymentProcessor, ProcessorCapabilities } from '../src/modules/payment/ports/payment-processor.port.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { postgresScope } from '../src/composition/modules.ts';
 import { PostgresOrderRepository } from '../src/modules/order/adapters/postgres/postgres-order-repository.ts';
-import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
-import { SimulatedBetaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-beta/simulated-beta-acquirer.ts';
+import { simulatedAlpha, simulatedBeta } from '../src/modules/payment/adapters/simulator/simulated-routes.ts';
 import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
 import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
@@ -87,6 +87,36 @@ describe('a challenge left open (through the Connect API)', () => {
     expect(svc.internalErrors).toEqual([]);
   });
 
+  it('CompleteRedirect, without a token: altered return parameters decline and capture nothing; an attempt of another checkout is not found; the issuer\'s own answer pays', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-redirect', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const attemptId = first.challenge!.attemptId;
+    expect(first.challenge).toMatchObject({ redirectMethod: 'GET', redirectUrl: expect.stringContaining('/simulator/issuer/alpha_') });
+    // The issuer's answer, as its page would send it to the return leg.
+    const issuerUrl = new URL(first.challenge!.redirectUrl);
+    const ref = decodeURIComponent(issuerUrl.pathname.split('/').at(-1)!);
+    const back = new URL(svc.core.simulatedIssuer.answer(ref, Object.fromEntries(issuerUrl.searchParams), '123456')!);
+    expect(back.pathname).toBe(`/c/${checkoutId}/return/${attemptId}`);
+    const params = Object.fromEntries(back.searchParams);
+
+    const other = await newOrder();
+    await expect(checkout.completeRedirect({ checkoutId: other.checkoutId, attemptId, params })).rejects.toMatchObject({ code: Code.NotFound });
+    const forged = (await checkout.completeRedirect({ checkoutId, attemptId, params: { ...params, sig: '0'.repeat(64) } })).outcome!;
+    expect(forged).toMatchObject({ status: PaymentStatus.FAILED, declineCode: 'authentication_failed' });
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'failed', authentication: 'failed' });
+
+    // A new submission's challenge, answered by the issuer: paid through the return leg's parameters alone.
+    const second = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-redirect-2', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const url2 = new URL(second.challenge!.redirectUrl);
+    const back2 = new URL(svc.core.simulatedIssuer.answer(decodeURIComponent(url2.pathname.split('/').at(-1)!), Object.fromEntries(url2.searchParams), '123456')!);
+    const paid = (await checkout.completeRedirect({ checkoutId, attemptId: second.challenge!.attemptId, params: Object.fromEntries(back2.searchParams) })).outcome!;
+    expect(paid.status).toBe(PaymentStatus.SUCCEEDED);
+    expect((await attemptsOf(id)).map((a) => [a.status, a.authentication])).toEqual([
+      ['failed', 'failed'],
+      ['succeeded', 'passed'],
+    ]);
+  });
+
   it('an order that expires while the challenge is open refuses the answer as expired, captures nothing', async () => {
     const { id, checkoutId, token } = await newOrder();
     const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
@@ -115,6 +145,8 @@ class RecordingAcquirer implements PaymentProcessor {
   readonly calls: Array<{ op: string; ref: string }> = [];
   onCapture: (() => Promise<void>) | undefined;
   failReversals = 0;
+  /** How many coming authorizations answer pending (the processor has not decided), keeping the route's reference. */
+  pendingAuthorizations = 0;
   readonly #inner: PaymentProcessor;
 
   constructor(inner: PaymentProcessor) {
@@ -123,32 +155,46 @@ class RecordingAcquirer implements PaymentProcessor {
   get route(): string {
     return this.#inner.route;
   }
-  authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
-    return this.#inner.authorize(request);
+  get capabilities(): ProcessorCapabilities {
+    return this.#inner.capabilities;
   }
-  completeAuthentication(ref: string, code: string): Promise<SettleResult> {
-    return this.#inner.completeAuthentication(ref, code);
+  async authorize(request: AuthorizationRequest): Promise<AuthorizationOutcome> {
+    const answer = await this.#inner.authorize(request);
+    if (this.pendingAuthorizations > 0 && answer.kind === 'approved') {
+      this.pendingAuthorizations -= 1;
+      return { kind: 'pending', processorRef: answer.processorRef };
+    }
+    return answer;
   }
-  async capture(ref: string, amount: bigint): Promise<SettleResult> {
+  completeAuthorization(ref: string, params: Readonly<Record<string, string>>): Promise<AuthorizationOutcome> {
+    return this.#inner.completeAuthorization(ref, params);
+  }
+  async capture(ref: string, amount: bigint, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'capture', ref });
     await this.onCapture?.();
-    return this.#inner.capture(ref, amount);
+    return this.#inner.capture(ref, amount, reference);
   }
-  void(ref: string): Promise<SettleResult> {
+  void(ref: string, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'void', ref });
-    return this.#inner.void(ref);
+    return this.#inner.void(ref, reference);
   }
-  refund(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
+  refund(ref: string, amount: bigint, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'refund', ref });
     return this.#inner.refund(ref, amount, reference);
   }
-  async reverse(ref: string, amount: bigint, reference: string): Promise<SettleResult> {
+  async reverse(ref: string, amount: bigint, reference: string): Promise<OperationOutcome> {
     this.calls.push({ op: 'reverse', ref });
     if (this.failReversals > 0) {
       this.failReversals -= 1;
       throw new Error('acquirer unreachable');
     }
     return this.#inner.reverse(ref, amount, reference);
+  }
+  sync(ref: string): Promise<AuthorizationOutcome> {
+    return this.#inner.sync(ref);
+  }
+  syncRefund(ref: string): Promise<OperationOutcome> {
+    return this.#inner.syncRefund(ref);
   }
 }
 
@@ -164,8 +210,8 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
   const backgroundErrors: unknown[] = [];
 
   beforeAll(() => {
-    alpha = new RecordingAcquirer(new SimulatedAlphaAcquirer(svc.core.merchants));
-    const uow = new PostgresUnitOfWork(svc.db.knex);
+    alpha = new RecordingAcquirer(simulatedAlpha(svc.core.merchants));
+    const uow = new PostgresUnitOfWork(svc.db.knex, postgresScope);
     const payments = createPayments({
       uow,
       reads: { orders: new PostgresOrderRepository(svc.db.knex), payments: new PostgresPaymentRepository(svc.db.knex) },
@@ -173,7 +219,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
       clock: { now: () => new Date(Date.now() + offsetMs) },
       merchants: svc.core.merchants,
       testCards: svc.core.merchants,
-      processors: { test: [alpha, new SimulatedBetaAcquirer(svc.core.merchants)], live: [] },
+      processors: { test: [alpha, simulatedBeta(svc.core.merchants)], live: [] },
       velocity: DEFAULT_VELOCITY_LIMITS,
       onBackgroundError: (err) => backgroundErrors.push(err),
     });
@@ -275,6 +321,23 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     expect(await eventTypes(a.id)).toEqual(['order.created', 'order.payment_reversed']);
     const leftProcessing = await svc.db.knex('payment_attempts').where({ status: 'processing' }).whereNotNull('processor_ref');
     expect(leftProcessing).toEqual([]);
+  });
+
+  it('a route that has not decided (pending): in progress for the caller, the attempt keeps its reference, nothing is paid; the sweep reverses it, never pays it', async () => {
+    const { id, checkoutId, token } = await newOrder();
+    alpha.pendingAuthorizations = 1;
+    const calls = alpha.calls.length;
+    await expect(engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-pending', approvedCard(), { address: '127.0.0.1' })).rejects.toMatchObject({ code: 'checkout.payment_in_progress' });
+    const [leg] = await attemptsOf(id);
+    expect(leg).toMatchObject({ status: 'processing', processor_ref: expect.stringMatching(/^alpha_/) });
+    expect(alpha.calls.slice(calls), 'nothing captured on a pending answer').toEqual([]);
+    expect((await orderRow(id)).status).toBe('pending');
+    // No answer within the stale limit: what the route holds is reversed, and the order was never paid.
+    await svc.db.knex('payment_attempts').where({ id: leg.id }).update({ updated_at: new Date(Date.now() - 3 * 60_000) });
+    expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(1);
+    expect(alpha.calls.slice(calls)).toEqual([{ op: 'reverse', ref: leg.processor_ref }]);
+    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversed' });
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.payment_reversed']);
   });
 
   it('the expiry sweep leaves an order whose payment is in flight to that payment', async () => {

@@ -7,6 +7,7 @@ import { insertLeftBehind, startTestService, type TestService } from './support/
 import { orderBody } from './support/order-fixtures.ts';
 import { pageToken, payWithTestCard } from './support/payments.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
+import { postgresScope } from '../src/composition/modules.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -286,10 +287,10 @@ describe('a payment change run alone (no transaction around it)', () => {
     const { order } = await newOrder();
     await payWithTestCard(svc.core.routes, shop, order.id);
     const payment = await svc.db.knex('payments').where({ order_id: order.id }).first();
-    const record = await new PostgresUnitOfWork(svc.db.knex).runAlone((tx) => tx.payments.findBySubmission(order.id, payment.submission_id));
+    const record = await new PostgresUnitOfWork(svc.db.knex, postgresScope).runAlone((tx) => tx.payments.findBySubmission(order.id, payment.submission_id));
     const leg = record!.attempts[0]!;
     const ghost = { payment: { ...record!.payment, status: 'processing' as const, updatedAt: new Date() }, leg: { ...leg, id: 'att_ghost', status: 'processing' as const } };
-    await expect(new PostgresUnitOfWork(svc.db.knex).runAlone((tx) => tx.payments.recordAuthorization(ghost))).rejects.toThrow(/att_ghost not found/);
+    await expect(new PostgresUnitOfWork(svc.db.knex, postgresScope).runAlone((tx) => tx.payments.recordAuthorization(ghost))).rejects.toThrow(/att_ghost not found/);
     expect(await svc.db.knex('payments').where({ id: payment.id }).first()).toEqual(payment);
   });
 });

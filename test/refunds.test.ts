@@ -8,7 +8,8 @@ import type { SandboxCredentials } from '../src/modules/merchant/application/cre
 import { startTestService, type TestService } from './support/service.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { PostgresUnitOfWork } from '../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
-import { SimulatedAlphaAcquirer } from '../src/modules/payment/adapters/simulator/simulated-alpha/simulated-alpha-acquirer.ts';
+import { postgresScope } from '../src/composition/modules.ts';
+import { SimulatedProcessor } from '../src/modules/payment/adapters/simulator/simulated-processor.ts';
 
 let svc: TestService;
 let shop: SandboxCredentials;
@@ -246,7 +247,7 @@ describe('a refund a stopped process left pending', () => {
     const order = await svc.db.knex('orders').where({ id }).first();
     const payment = await svc.db.knex('payments').where({ order_id: id, status: 'succeeded' }).first();
     // What a process leaves when it stops after reserving and before the acquirer's answer is recorded.
-    const uow = new PostgresUnitOfWork(svc.db.knex);
+    const uow = new PostgresUnitOfWork(svc.db.knex, postgresScope);
     const longAgo = new Date(Date.now() - 5 * 60_000);
     await uow.run((tx) =>
       tx.refunds.reserve({
@@ -285,15 +286,15 @@ describe('refunds in another currency, and an acquirer that does not answer', ()
 
   it('answers pending when the acquirer fails, holds the amount, and the sweeper settles it later', async () => {
     const id = await paidOrder({ reference: 'acquirer-down' });
-    const original = SimulatedAlphaAcquirer.prototype.refund;
-    SimulatedAlphaAcquirer.prototype.refund = async () => {
+    const original = SimulatedProcessor.prototype.refund;
+    SimulatedProcessor.prototype.refund = async () => {
       throw new Error('acquirer timed out');
     };
     let res;
     try {
       res = await refund(id, { amount: 500, reason: 'other' });
     } finally {
-      SimulatedAlphaAcquirer.prototype.refund = original;
+      SimulatedProcessor.prototype.refund = original;
     }
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ status: 'pending', amount: 500 });

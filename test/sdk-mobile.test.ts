@@ -30,6 +30,15 @@ async function retrieve(id: string): Promise<OrderView> {
   return res.json;
 }
 
+/** A URL on the checkout host, moved to the service under test (the harness's checkout host names no port). */
+function onService(url: string): URL {
+  const moved = new URL(url);
+  const base = new URL(h.base);
+  moved.protocol = base.protocol;
+  moved.host = base.host;
+  return moved;
+}
+
 function card(behaviour: string): CardInput {
   const c = h.sandbox.test_cards.find((t) => t.behaviour === behaviour);
   if (!c) throw new Error(`no ${behaviour} test card`);
@@ -79,6 +88,37 @@ for (const protocol of ['connect', 'grpc-web'] as const) {
       expect(done).toMatchObject({ kind: 'paid', order: { id: order.id, status: 'paid' } });
       expect((await retrieve(order.id)).attempts.map((a) => a.status)).toEqual(['succeeded']);
     });
+
+    it('challenge by redirect: the issuer page in a browser, its return leg intercepted → completeRedirect → paid', async () => {
+      const order = await createOrder(`m-3ds-redirect-${protocol}`);
+      const s = session(order);
+      const first = (await s.payWithCard(card('challenge'))) as Extract<PaymentResult, { kind: 'challenge' }>;
+      expect(first.redirect).toMatchObject({ method: 'GET', url: expect.stringContaining('/simulator/issuer/') });
+      // What the browser the app opens does: load the issuer page, answer it, and be sent to the return leg.
+      const url = onService(first.redirect!.url);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('123456');
+      const answered = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'code=123456' });
+      expect(answered.status).toBe(303);
+      const back = new URL(answered.headers.get('location')!);
+      expect(back.pathname).toBe(`/c/${order.id.slice(4)}/return/${first.attemptId}`);
+      const done = await s.completeRedirect(first.attemptId, Object.fromEntries(back.searchParams));
+      expect(done).toMatchObject({ kind: 'paid', order: { id: order.id, status: 'paid' } });
+    });
+
+    // The browser's part does not depend on the app's protocol: once (the sandbox's card-testing limit counts every submission of 127.0.0.1).
+    if (protocol === 'connect') {
+      it('challenge by redirect, the return leg left to the browser: the payment completes there and waitForResult sees it', async () => {
+        const order = await createOrder(`m-3ds-return-${protocol}`);
+        const s = session(order);
+        const first = (await s.payWithCard(card('challenge'))) as Extract<PaymentResult, { kind: 'challenge' }>;
+        const answered = await fetch(onService(first.redirect!.url), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'code=000000' });
+        const returned = await fetch(onService(answered.headers.get('location')!), { redirect: 'manual' });
+        expect(returned.status).toBe(303);
+        expect(await s.waitForResult({ timeoutMs: 5000, pollMs: 100 })).toMatchObject({ kind: 'declined', code: 'authentication_failed' });
+      });
+    }
 
     it('challenge abandoned → declined, the customer may try again', async () => {
       const order = await createOrder(`m-3ds-ab-${protocol}`);

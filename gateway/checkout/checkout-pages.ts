@@ -8,6 +8,7 @@ import type { PageContext } from './layout.ts';
 import { renderErrorPage, renderNotFoundPage } from './notice-pages.ts';
 import { renderCheckout } from './render-checkout.ts';
 import { applySecurityHeaders } from './security-headers.ts';
+import { registerFormBody } from './simulated-issuer-page.ts';
 
 /** Options of {@link registerCheckoutPages}; tests and benchmarks replace the clock or the assets. */
 export interface CheckoutPagesOptions {
@@ -59,6 +60,27 @@ export function registerCheckoutPages(app: FastifyInstance, checkout: Client<typ
       });
 
       scope.setNotFoundHandler(async (req, reply) => sendHtml(reply, 404, renderNotFoundPage(context(req))));
+      registerFormBody(scope);
+
+      // The return leg of a redirect (3-D Secure): the processor sends the customer back here, by GET
+      // (query) or POST (form), with what completes the payment; then the page shows where it stands.
+      const returnLeg = async (req: FastifyRequest<{ Params: { checkoutId: string; attemptId: string } }>, reply: FastifyReply, params: Record<string, string>) => {
+        const { checkoutId, attemptId } = req.params;
+        if (!CHECKOUT_ID.test(checkoutId) || !CHECKOUT_ID.test(attemptId)) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
+        try {
+          await checkout.completeRedirect({ checkoutId, attemptId, params }, { headers: { 'request-id': req.id } });
+        } catch (err) {
+          const code = ConnectError.from(err).code;
+          if (code === Code.NotFound || code === Code.InvalidArgument) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
+          // Refused (expired, already paid, still processing): the checkout page tells the customer where it stands.
+          if (code !== Code.FailedPrecondition && code !== Code.Aborted && code !== Code.Unavailable) throw err;
+        }
+        return reply.code(303).header('Location', `/c/${encodeURIComponent(checkoutId)}`).header('Cache-Control', 'no-store').send();
+      };
+      const fieldsOf = (value: unknown): Record<string, string> =>
+        Object.fromEntries(Object.entries((value ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      scope.get<{ Params: { checkoutId: string; attemptId: string } }>('/:checkoutId/return/:attemptId', (req, reply) => returnLeg(req, reply, fieldsOf(req.query)));
+      scope.post<{ Params: { checkoutId: string; attemptId: string } }>('/:checkoutId/return/:attemptId', (req, reply) => returnLeg(req, reply, { ...fieldsOf(req.query), ...fieldsOf(req.body) }));
 
       scope.get<{ Params: { file: string } }>('/assets/:file', async (req, reply) => {
         const asset = assets.byName(req.params.file);

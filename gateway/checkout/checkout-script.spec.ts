@@ -159,8 +159,27 @@ class FakeDom {
     return element;
   }
 
+  /** Forms the script built and submitted (a redirect by POST), with their inputs. */
+  readonly appended: Array<{ tag: string; method?: string; action?: string; children: Array<Record<string, string>>; submitted: number }> = [];
+
   document() {
+    const createElement = (tag: string) => {
+      const node = {
+        tag,
+        children: [] as Array<Record<string, string>>,
+        submitted: 0,
+        appendChild(child: Record<string, string>) {
+          node.children.push(child);
+        },
+        submit() {
+          node.submitted += 1;
+        },
+      };
+      return node;
+    };
     return {
+      createElement,
+      body: { appendChild: (node: FakeDom['appended'][number]) => this.appended.push(node) },
       documentElement: { lang: this.lang },
       getElementById: (id: string) => this.byId.get(id) ?? null,
       querySelectorAll: (selector: string) => {
@@ -352,6 +371,31 @@ describe('the payment page script', () => {
     fetches[0]!.respond(200, outcome('PAYMENT_STATUS_REQUIRES_AUTHENTICATION', { challenge: { attemptId: 'att_1', hint: 'Test mode: enter 123456 to pass the check, anything else to fail it.', testCode: '123456' } }));
     await flush();
     expect(el('challenge-hint').textContent).toBe('Testmodus: Geben Sie 123456 ein, um die Prüfung zu bestehen, oder etwas anderes, um sie scheitern zu lassen.');
+  });
+
+  it('follows a challenge by redirect (GET): the whole page goes to the issuer, no dialog opens', async () => {
+    const { el, fillCard, submit, fetches, location } = runPage();
+    fillCard();
+    submit();
+    fetches[0]!.respond(200, outcome('PAYMENT_STATUS_REQUIRES_AUTHENTICATION', { challenge: { attemptId: 'att_1', testCode: '123456', redirectUrl: 'https://pay.example/simulator/issuer/alpha_1?sig=x', redirectMethod: 'GET' } }));
+    await flush();
+    expect(location.assign).toHaveBeenCalledWith('https://pay.example/simulator/issuer/alpha_1?sig=x');
+    expect(el('challenge').open).toBeFalsy();
+  });
+
+  it('follows a challenge by redirect (POST): a form of the redirect fields is submitted to the issuer', async () => {
+    const { dom, fillCard, submit, fetches, location } = runPage();
+    fillCard();
+    submit();
+    fetches[0]!.respond(200, outcome('PAYMENT_STATUS_REQUIRES_AUTHENTICATION', { challenge: { attemptId: 'att_1', redirectUrl: 'https://acs.example/challenge', redirectMethod: 'POST', redirectFields: { creq: 'abc', MD: '1' } } }));
+    await flush();
+    expect(location.assign).not.toHaveBeenCalled();
+    expect(dom.appended).toHaveLength(1);
+    expect(dom.appended[0]).toMatchObject({ tag: 'form', method: 'post', action: 'https://acs.example/challenge', submitted: 1 });
+    expect(dom.appended[0]!.children.map((c) => [c.type, c.name, c.value])).toEqual([
+      ['hidden', 'creq', 'abc'],
+      ['hidden', 'MD', '1'],
+    ]);
   });
 
   it('puts the core field errors on their fields', async () => {

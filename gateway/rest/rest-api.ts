@@ -2,39 +2,11 @@ import { Code, ConnectError, createClient, type Transport } from '@connectrpc/co
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { OrderService } from '../../src/gen/checkout/v1/order_pb.ts';
-import { TestHelperService } from '../../src/gen/checkout/v1/test_helpers_pb.ts';
-import { EventService, WebhookEndpointService } from '../../src/gen/checkout/v1/webhook_pb.ts';
 import { coreCall, returnCoreHeaders } from './shared/core-call.ts';
 import { RestError } from './shared/rest-error.ts';
 import { schemaErrors, toParamError, type SchemaError } from './shared/validation.ts';
 import { describeRestApi } from './shared/openapi.ts';
-import { ORDER_SCHEMAS } from './orders/schemas.ts';
-import { registerOrderRoutes } from './orders/routes.ts';
-import { registerTestHelperRoutes } from './test-helpers/routes.ts';
-import { ENDPOINT_SCHEMAS } from './webhook-endpoints/schemas.ts';
-import { registerWebhookEndpointRoutes } from './webhook-endpoints/routes.ts';
-import { EVENT_SCHEMAS } from './events/schemas.ts';
-import { registerEventRoutes } from './events/routes.ts';
-import { REFUND_SCHEMAS } from './refunds/schemas.ts';
-import { registerRefundRoutes } from './refunds/routes.ts';
-import { RefundService } from '../../src/gen/checkout/v1/refund_pb.ts';
-import { BalanceService } from '../../src/gen/checkout/v1/balance_pb.ts';
-import { registerBalanceRoutes } from './balance/routes.ts';
-import { PAYOUT_SCHEMAS } from './payouts/schemas.ts';
-import { registerPayoutRoutes } from './payouts/routes.ts';
-import { PayoutService } from '../../src/gen/checkout/v1/payout_pb.ts';
-import { DISPUTE_SCHEMAS } from './disputes/schemas.ts';
-import { registerDisputeRoutes } from './disputes/routes.ts';
-import { DisputeService } from '../../src/gen/checkout/v1/dispute_pb.ts';
-import { PAYMENT_LINK_SCHEMAS } from './payment-links/schemas.ts';
-import { registerPaymentLinkRoutes } from './payment-links/routes.ts';
-import { PaymentLinkService } from '../../src/gen/checkout/v1/payment_link_pb.ts';
-import { CUSTOMER_SCHEMAS } from './customers/schemas.ts';
-import { SUBSCRIPTION_SCHEMAS } from './subscriptions/schemas.ts';
-import { registerSubscriptionRoutes } from './subscriptions/routes.ts';
-import { SubscriptionService, TestClockService } from '../../src/gen/checkout/v1/subscription_pb.ts';
-import { registerCustomerRoutes } from './customers/routes.ts';
-import { CustomerService } from '../../src/gen/checkout/v1/customer_pb.ts';
+import { REST_RESOURCES } from './resources.ts';
 
 /** How the app answers an error; the REST scope judges credentials first, then hands it on. */
 export type ErrorAnswerer = (err: Error, req: FastifyRequest, reply: FastifyReply) => FastifyReply;
@@ -73,14 +45,14 @@ function parsesAsJson(text: string): boolean {
 }
 
 /**
- * The /v1 REST API: each resource's routes (gateway/rest/<resource>/routes.ts) calling the core
+ * The /v1 REST API: each resource's routes (gateway/rest/<resource>/, listed in resources.ts) calling the core
  * over `transport`, validated and described by the schemas beside them, in a scope of its own:
  * JSON bodies only, and an action without parameters may send no body.
  * Call before any other route is added, so that /v1/openapi.json sees them all.
  */
 export async function registerRestApi(app: FastifyInstance, transport: Transport, publicUrl: string, answerError: ErrorAnswerer): Promise<void> {
   await describeRestApi(app, publicUrl);
-  for (const schema of [...REFUND_SCHEMAS, ...PAYOUT_SCHEMAS, ...DISPUTE_SCHEMAS, ...CUSTOMER_SCHEMAS, ...SUBSCRIPTION_SCHEMAS, ...ORDER_SCHEMAS, ...PAYMENT_LINK_SCHEMAS, ...ENDPOINT_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const resource of REST_RESOURCES) for (const schema of resource.schemas) app.addSchema(schema);
   const orders = createClient(OrderService, transport);
 
   /** Throws the core's refusal of this request's credentials, if it refuses them. */
@@ -138,17 +110,7 @@ export async function registerRestApi(app: FastifyInstance, transport: Transport
       return answerError(toParamError(every.length ? every : err.validation, part, req.body, schema), req, reply);
     });
     returnCoreHeaders(rest);
-    registerOrderRoutes(rest, orders);
-    registerRefundRoutes(rest, createClient(RefundService, transport));
-    registerBalanceRoutes(rest, createClient(BalanceService, transport));
-    registerPayoutRoutes(rest, createClient(PayoutService, transport));
-    registerDisputeRoutes(rest, createClient(DisputeService, transport));
-    registerPaymentLinkRoutes(rest, createClient(PaymentLinkService, transport));
-    registerCustomerRoutes(rest, createClient(CustomerService, transport));
-    registerSubscriptionRoutes(rest, createClient(SubscriptionService, transport), createClient(TestClockService, transport));
-    registerTestHelperRoutes(rest, createClient(TestHelperService, transport));
-    registerWebhookEndpointRoutes(rest, createClient(WebhookEndpointService, transport));
-    registerEventRoutes(rest, createClient(EventService, transport));
+    for (const resource of REST_RESOURCES) resource.register(rest, transport);
   });
 
   app.get('/v1/openapi.json', { schema: { operationId: 'openApi', summary: 'This document', tags: ['meta'], security: [], response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document.' }) } } }, async (_req, reply) =>

@@ -9,6 +9,7 @@ export {
   type CheckoutOrder,
   type CardInput,
   type PaymentResult,
+  type ChallengeRedirect,
   type MethodName,
   type OrderStatusName,
   type SavedCardSummary,

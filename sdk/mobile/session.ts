@@ -66,11 +66,24 @@ export interface CardInput {
   readonly name: string;
 }
 
+/** Where a 3-D Secure challenge sends the customer: the issuer's page. */
+export interface ChallengeRedirect {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly fields: Readonly<Record<string, string>>;
+}
+
 /** The outcome of a step of the flow. */
 export type PaymentResult =
   | { readonly kind: 'paid'; readonly order: CheckoutOrder }
-  /** The issuer asks for 3-D Secure: present the challenge, then answerChallenge() or abandonChallenge(). `testCode` is set in test mode only. */
-  | { readonly kind: 'challenge'; readonly attemptId: string; readonly hint: string; readonly testCode?: string }
+  /**
+   * The issuer asks for 3-D Secure. With `redirect`, open it in a browser (a GET to `url`, or a form
+   * POST of `fields`): the issuer sends the customer back to the checkout's return leg, which
+   * completes the payment; then waitForResult(), or completeRedirect() with the return leg's
+   * parameters if the app intercepts it. Without (older servers), present the in-app challenge, then
+   * answerChallenge() or abandonChallenge(). `testCode` is set in test mode only.
+   */
+  | { readonly kind: 'challenge'; readonly attemptId: string; readonly hint: string; readonly testCode?: string; readonly redirect?: ChallengeRedirect }
   /** A decline the customer can act on (another card, another method), while attempts remain. */
   | { readonly kind: 'declined'; readonly code: string; readonly message: string; readonly attemptsRemaining?: number }
   /** The flow cannot go on: refused by the service, the network, the order expired or was closed, or waitForResult timed out. */
@@ -87,6 +100,8 @@ export interface CheckoutSession {
   answerChallenge(attemptId: string, code: string): Promise<PaymentResult>;
   /** The customer gave up the challenge. */
   abandonChallenge(attemptId: string): Promise<PaymentResult>;
+  /** Completes a redirected challenge with the parameters of the return leg the app intercepted (its query or form fields). */
+  completeRedirect(attemptId: string, returnParams: Readonly<Record<string, string>>): Promise<PaymentResult>;
   /** Polls GetCheckout until the order is paid, declined or closed (e.g. a bank transfer arriving), or timeoutMs elapses. */
   waitForResult(options?: { readonly timeoutMs?: number; readonly pollMs?: number; readonly signal?: AbortSignal }): Promise<PaymentResult>;
 }
@@ -212,7 +227,15 @@ export function createCheckoutSession(options: CheckoutSessionOptions): Checkout
       case PaymentStatus.SUCCEEDED:
         return { kind: 'paid', order: toOrder(outcome.checkout) };
       case PaymentStatus.REQUIRES_AUTHENTICATION:
-        return { kind: 'challenge', attemptId: outcome.challenge?.attemptId ?? '', hint: outcome.challenge?.hint ?? '', ...(outcome.challenge?.testCode ? { testCode: outcome.challenge.testCode } : {}) };
+        return {
+          kind: 'challenge',
+          attemptId: outcome.challenge?.attemptId ?? '',
+          hint: outcome.challenge?.hint ?? '',
+          ...(outcome.challenge?.testCode ? { testCode: outcome.challenge.testCode } : {}),
+          ...(outcome.challenge?.redirectUrl
+            ? { redirect: { url: outcome.challenge.redirectUrl, method: outcome.challenge.redirectMethod === 'POST' ? ('POST' as const) : ('GET' as const), fields: { ...outcome.challenge.redirectFields } } }
+            : {}),
+        };
       case PaymentStatus.FAILED:
         return { kind: 'declined', code: outcome.declineCode, message: outcome.message, ...(outcome.checkout ? { attemptsRemaining: outcome.checkout.attemptsRemaining } : {}) };
       default:
@@ -275,6 +298,10 @@ export function createCheckoutSession(options: CheckoutSessionOptions): Checkout
 
     abandonChallenge(attemptId) {
       return submit(() => client.completeAuthentication({ checkoutId, attemptId, abandon: true }));
+    },
+
+    completeRedirect(attemptId, returnParams) {
+      return submit(() => client.completeRedirect({ checkoutId, attemptId, params: { ...returnParams } }));
     },
 
     async waitForResult({ timeoutMs: limit = 120_000, pollMs = 1000, signal } = {}) {

@@ -31,7 +31,7 @@ export async function startTestService(options: Pick<CoreOptions, 'velocity' | '
     onInternalError: (err) => internalErrors.push(err),
     ...options,
   });
-  const app = await buildGateway({ routes: core.routes, publicUrl: TEST_API_URL });
+  const app = await buildGateway({ routes: core.routes, publicUrl: TEST_API_URL, simulatedIssuer: core.simulatedIssuer });
   await app.ready();
   return {
     db,

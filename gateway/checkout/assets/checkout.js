@@ -246,11 +246,37 @@ function initPayment(root) {
     setStatus(statusEl, t(key), 'error');
   }
 
-  /** Shows a payment outcome: receipt on success, the issuer's challenge, or the decline. */
+  /** Sends the page to a challenge's redirect: a navigation (GET), or a form of its fields submitted (POST). */
+  function followRedirect(ch) {
+    if ((ch.redirectMethod || 'GET').toUpperCase() !== 'POST') {
+      location.assign(ch.redirectUrl);
+      return;
+    }
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = ch.redirectUrl;
+    for (const [name, value] of Object.entries(ch.redirectFields || {})) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.appendChild(input);
+    }
+    document.body.appendChild(form);
+    form.submit();
+  }
+
+  /** Shows a payment outcome: receipt on success, the issuer's challenge (a redirect, or the in-page dialog), or the decline. */
   function handleOutcome(outcome, statusEl, focusEl, abandoned) {
     if (outcome.status === 'PAYMENT_STATUS_SUCCEEDED') {
       setStatus(challenge ? $('challenge-status') : statusEl, t('succeeded'), 'ok');
       location.reload();
+      return;
+    }
+    if (outcome.status === 'PAYMENT_STATUS_REQUIRES_AUTHENTICATION' && outcome.challenge && outcome.challenge.redirectUrl) {
+      // 3-D Secure by redirect: the whole page goes to the issuer, which sends the customer back to the return leg.
+      setStatus(statusEl, t('processing'));
+      followRedirect(outcome.challenge);
       return;
     }
     if (outcome.status === 'PAYMENT_STATUS_REQUIRES_AUTHENTICATION' && outcome.challenge && dialog) {

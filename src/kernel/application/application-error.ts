@@ -1,48 +1,22 @@
 /**
- * Every failure the application layer explains to a caller, by stable dotted
- * code: who is calling (authentication), which resource the call names (not
- * found), how lists and idempotency keys are used, request limits. The union
- * is closed and mapped once per edge (src/kernel/application/connect-errors.ts), as
- * the domain's own codes are.
+ * Every failure the application layer explains to a caller, by stable dotted code: the
+ * kernel's own (request strings and ids, lists, idempotency keys, concurrent changes) are
+ * here; each module adds its own (authentication, lookups, limits) from its
+ * `src/modules/<m>/errors.ts` (declaration merging). The registry is closed and mapped once
+ * per edge (the error table of src/composition/modules.ts), as the domain's codes are.
  */
-export type ApplicationErrorCode =
-  | 'auth.key_missing'
-  | 'auth.key_malformed'
-  | 'auth.key_invalid'
-  | 'auth.secret_key_required'
-  | 'auth.too_many_failures'
-  | 'checkout.token_invalid'
-  | 'checkout.client_secret_invalid'
-  | 'order.not_found'
-  | 'checkout.not_found'
-  | 'checkout.attempt_not_found'
-  | 'payment.not_found'
-  | 'webhook.endpoint_not_found'
-  | 'event.not_found'
-  | 'payout.not_found'
-  | 'subscription.not_found'
-  | 'test_clock.not_found'
-  | 'test_clock.busy'
-  | 'test_clock.too_many_advancing'
-  | 'payout.status_invalid'
-  | 'test_helpers.outcome_invalid'
-  | 'dispute.not_found'
-  | 'payment_link.not_found'
-  | 'payment_link.busy'
-  | 'customer.not_found'
-  | 'vault.card_not_found'
-  | 'order.customer_unknown'
-  | 'order.card_unknown'
-  | 'request.id_unknown'
-  | 'request.string_invalid'
-  | 'test_helpers.live_mode'
-  | 'listen.live_mode'
-  | 'list.cursor_invalid'
-  | 'list.limit_invalid'
-  | 'idempotency.key_invalid'
-  | 'idempotency.key_reused'
-  | 'rate_limit.exceeded'
-  | 'conflict.concurrent_change';
+export interface ApplicationErrorCodes {
+  'request.id_unknown': true;
+  'request.string_invalid': true;
+  'list.cursor_invalid': true;
+  'list.limit_invalid': true;
+  'idempotency.key_invalid': true;
+  'idempotency.key_reused': true;
+  'conflict.concurrent_change': true;
+}
+
+/** An application error's code: a key of {@link ApplicationErrorCodes}, the kernel's or a module's. */
+export type ApplicationErrorCode = keyof ApplicationErrorCodes;
 
 /** An expected failure of a use case that is not a rule of the domain. */
 export class ApplicationError extends Error {
@@ -50,10 +24,13 @@ export class ApplicationError extends Error {
   readonly code: ApplicationErrorCode;
   /** The request parameter at fault, in the API's snake_case spelling. */
   readonly param: string | undefined;
+  /** Response metadata the caller is told with the error (a rate limit's Retry-After), if any. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: ApplicationErrorCode, message: string, param?: string) {
+  constructor(code: ApplicationErrorCode, message: string, param?: string, headers?: Readonly<Record<string, string>>) {
     super(message);
     this.code = code;
     this.param = param;
+    this.headers = headers;
   }
 }

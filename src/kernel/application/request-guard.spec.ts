@@ -4,11 +4,12 @@ import { OrderService } from '../../gen/checkout/v1/order_pb.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { ApplicationError } from './application-error.ts';
 import { guardRequests } from './request-guard.ts';
+import { ERRORS } from '../../composition/modules.ts';
 
 /** A client over a router where getOrder does what the test says; every call goes through the guard. */
 function clientThat(getOrder: () => never, logged: Array<{ err: unknown; requestId: string }>) {
   const impl = { getOrder, createOrder: getOrder, listOrders: getOrder, voidOrder: getOrder, captureOrder: getOrder, expireOrder: getOrder };
-  const transport = createRouterTransport((router) => router.service(OrderService, guardRequests(OrderService, impl, (err, requestId) => logged.push({ err, requestId }), () => 'req_made_by_the_guard')));
+  const transport = createRouterTransport((router) => router.service(OrderService, guardRequests(OrderService, impl, (err, requestId) => logged.push({ err, requestId }), () => 'req_made_by_the_guard', undefined, undefined, ERRORS)));
   return createClient(OrderService, transport);
 }
 

@@ -6,6 +6,7 @@ import type { ObjectModes } from '../ports/object-modes.port.ts';
 import { IdKind, id_kind } from '../../gen/checkout/v1/field_options_pb.ts';
 import { invalid } from '../domain/domain-error.ts';
 import { toConnectError } from './connect-errors.ts';
+import type { ErrorTable } from './error-mapping.ts';
 
 /** What every id we issue looks like: a prefix and an opaque suffix of letters, digits and underscores. */
 const ID_SHAPE = /^[A-Za-z0-9_]{1,100}$/;
@@ -120,7 +121,8 @@ async function explainNotFound(err: ConnectError, input: DescMessage, req: Recor
  * that turns an unknown fault into internal_error, after logging it with the
  * request id: the gateway's (REST's Request-Id, forwarded) or one made here,
  * which the answer then carries as request-id. With `objects`, a not-found answer to a caller with a key
- * says when the id is its merchant's in the other mode ({@link explainNotFound}).
+ * says when the id is its merchant's in the other mode ({@link explainNotFound}). `errors` is the
+ * composed error table (src/composition/modules.ts); the kernel's part alone when absent.
  */
 export function guardRequests<S extends DescService>(
   service: S,
@@ -129,6 +131,7 @@ export function guardRequests<S extends DescService>(
   newRequestId: () => string,
   credentialsFirst?: (ctx: HandlerContext) => Promise<unknown>,
   objects?: ObjectModes,
+  errors?: ErrorTable,
 ): ServiceImpl<S> {
   const guarded: Record<string, unknown> = {};
   const methods = impl as unknown as Record<string, (req: Record<string, unknown>, ctx: HandlerContext) => unknown>;
@@ -144,7 +147,7 @@ export function guardRequests<S extends DescService>(
         ctx.responseHeader.set('request-id', requestId);
       }
       const id = requestId;
-      const fail = (err: unknown) => toConnectError(err, (fault) => onInternalError(fault, id));
+      const fail = (err: unknown) => toConnectError(err, (fault) => onInternalError(fault, id), errors);
       try {
         checkRequestStrings(method.input, req);
       } catch (err) {

@@ -1,68 +1,21 @@
 /**
- * Every rule of the domain a caller can break, by stable dotted code (money,
- * orders, payments, cards, webhook endpoints). The application's own codes
- * (authentication, lookups, lists, idempotency, limits) are a union of their
- * own (src/kernel/application/application-error.ts). Both are closed: the Connect
- * mapping (src/kernel/application/connect-errors.ts) must name each code, so a new
- * one cannot go unmapped.
+ * Every rule of the domain a caller can break, by stable dotted code. The kernel's own
+ * (requests, money) are here; each module adds its rules to this interface from its
+ * `src/modules/<m>/errors.ts` (declaration merging), beside their mappings. The application's
+ * codes (authentication, lookups, lists, idempotency, limits) are a registry of their own
+ * (src/kernel/application/application-error.ts). Both are closed at the composition: the
+ * error table (src/composition/modules.ts) must map each code, so a new one cannot go unmapped.
  */
-export type DomainErrorCode =
-  | 'request.parameter_missing'
-  | 'request.parameter_invalid'
-  | 'money.amount_invalid'
-  | 'money.amount_too_large'
-  | 'money.currency_invalid'
-  | 'order.reference_invalid'
-  | 'order.line_items_invalid'
-  | 'order.line_items_sum_mismatch'
-  | 'order.return_url_invalid'
-  | 'order.expires_at_invalid'
-  | 'order.capture_method_invalid'
-  | 'checkout.already_paid'
-  | 'checkout.expired'
-  | 'checkout.attempts_exhausted'
-  | 'checkout.payment_in_progress'
-  | 'checkout.method_unavailable'
-  | 'checkout.velocity_limited'
-  | 'checkout.link_used'
-  | 'checkout.link_inactive'
-  | 'card.number_invalid'
-  | 'card.expiry_invalid'
-  | 'card.cvc_invalid'
-  | 'card.name_invalid'
-  | 'webhook.url_invalid'
-  | 'webhook.url_forbidden'
-  | 'webhook.events_invalid'
-  | 'webhook.default_endpoint'
-  | 'webhook.overlap_invalid'
-  | 'webhook.endpoint_limit_reached'
-  | 'refund.order_not_refundable'
-  | 'refund.exceeds_remaining'
-  | 'refund.reason_invalid'
-  | 'refund.note_invalid'
-  | 'refund.amount_invalid'
-  | 'void.order_not_voidable'
-  | 'void.order_already_settled'
-  | 'expire.order_not_open'
-  | 'capture.order_not_capturable'
-  | 'capture.exceeds_authorized'
-  | 'capture.declined'
-  | 'dispute.order_not_disputable'
-  | 'dispute.reason_invalid'
-  | 'dispute.amount_invalid'
-  | 'dispute.exceeds_remaining'
-  | 'dispute.not_submittable'
-  | 'dispute.evidence_past_due'
-  | 'evidence.field_invalid'
-  | 'subscription.schedule_invalid'
-  | 'subscription.state_invalid'
-  | 'test_clock.invalid'
-  | 'customer.field_invalid'
-  | 'customer.metadata_invalid'
-  | 'vault.card_declined'
-  | 'vault.card_limit_reached'
-  | 'vault.token_invalid'
-  | 'vault.unavailable';
+export interface DomainErrorCodes {
+  'request.parameter_missing': true;
+  'request.parameter_invalid': true;
+  'money.amount_invalid': true;
+  'money.amount_too_large': true;
+  'money.currency_invalid': true;
+}
+
+/** A domain error's code: a key of {@link DomainErrorCodes}, the kernel's or a module's. */
+export type DomainErrorCode = keyof DomainErrorCodes;
 
 /**
  * A broken rule of the domain: bad input, a state that does not allow the

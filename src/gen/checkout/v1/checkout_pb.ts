@@ -17,7 +17,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file checkout/v1/checkout.proto.
  */
 export const file_checkout_v1_checkout: GenFile = /*@__PURE__*/
-  fileDesc("ChpjaGVja291dC92MS9jaGVja291dC5wcm90bxILY2hlY2tvdXQudjEiggEKGEJhbmtUcmFuc2Zlckluc3RydWN0aW9ucxIMCgRpYmFuGAEgASgJEgsKA2JpYxgCIAEoCRIWCg5hY2NvdW50X2hvbGRlchgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSDgoGYW1vdW50GAUgASgDEhAKCGN1cnJlbmN5GAYgASgJIm4KB1JlY2VpcHQSDgoGbWV0aG9kGAEgASgJEhIKCmNhcmRfYnJhbmQYAiABKAkSEgoKY2FyZF9sYXN0NBgDIAEoCRIrCgdwYWlkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLzAwoIQ2hlY2tvdXQSEwoLY2hlY2tvdXRfaWQYASABKAkSFQoNbWVyY2hhbnRfbmFtZRgCIAEoCRIhCgVvcmRlchgDIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyEisKB21ldGhvZHMYBCADKA4yGi5jaGVja291dC52MS5QYXltZW50TWV0aG9kEjwKDWJhbmtfdHJhbnNmZXIYBSABKAsyJS5jaGVja291dC52MS5CYW5rVHJhbnNmZXJJbnN0cnVjdGlvbnMSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcmVjZWlwdBgHIAEoCzIULmNoZWNrb3V0LnYxLlJlY2VpcHQSHAoUbGFzdF9mYWlsdXJlX21lc3NhZ2UYCCABKAkSGgoSYXR0ZW1wdHNfcmVtYWluaW5nGAkgASgFEhIKCnJldHVybl91cmwYCiABKAkSFgoOY2hlY2tvdXRfdG9rZW4YCyABKAkSEQoJdGVzdF9tb2RlGAwgASgIEhkKEWxhc3RfZmFpbHVyZV9jb2RlGA0gASgJEisKC3NhdmVkX2NhcmRzGA4gAygLMhYuY2hlY2tvdXQudjEuU2F2ZWRDYXJkEhUKDWNhbl9zYXZlX2NhcmQYDyABKAgiLwoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBIj4KE0dldENoZWNrb3V0UmVzcG9uc2USJwoIY2hlY2tvdXQYASABKAsyFS5jaGVja291dC52MS5DaGVja291dCJdCgtDYXJkRGV0YWlscxIOCgZudW1iZXIYASABKAkSEQoJZXhwX21vbnRoGAIgASgFEhAKCGV4cF95ZWFyGAMgASgFEgsKA2N2YxgEIAEoCRIMCgRuYW1lGAUgASgJIocBChhTdWJtaXRDYXJkUGF5bWVudFJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESFQoNc3VibWlzc2lvbl9pZBgCIAEoCRImCgRjYXJkGAMgASgLMhguY2hlY2tvdXQudjEuQ2FyZERldGFpbHMSEQoJc2F2ZV9jYXJkGAQgASgIImgKHVN1Ym1pdFNhdmVkQ2FyZFBheW1lbnRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhUKDXN1Ym1pc3Npb25faWQYAiABKAkSFQoHY2FyZF9pZBgDIAEoCUIEwPMYASJOCh5TdWJtaXRTYXZlZENhcmRQYXltZW50UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lInMKHUNvbXBsZXRlQXV0aGVudGljYXRpb25SZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhgKCmF0dGVtcHRfaWQYAiABKAlCBMDzGAESDAoEY29kZRgDIAEoCRIPCgdhYmFuZG9uGAQgASgIIk4KGlN1Ym1pdFdhbGxldFBheW1lbnRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhUKDXN1Ym1pc3Npb25faWQYAiABKAkiTgoXQXV0aGVudGljYXRpb25DaGFsbGVuZ2USEgoKYXR0ZW1wdF9pZBgBIAEoCRIMCgRoaW50GAIgASgJEhEKCXRlc3RfY29kZRgDIAEoCSLFAQoOUGF5bWVudE91dGNvbWUSKgoGc3RhdHVzGAEgASgOMhouY2hlY2tvdXQudjEuUGF5bWVudFN0YXR1cxInCghjaGVja291dBgCIAEoCzIVLmNoZWNrb3V0LnYxLkNoZWNrb3V0EjcKCWNoYWxsZW5nZRgDIAEoCzIkLmNoZWNrb3V0LnYxLkF1dGhlbnRpY2F0aW9uQ2hhbGxlbmdlEhQKDGRlY2xpbmVfY29kZRgEIAEoCRIPCgdtZXNzYWdlGAUgASgJIkkKGVN1Ym1pdENhcmRQYXltZW50UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lIk4KHkNvbXBsZXRlQXV0aGVudGljYXRpb25SZXNwb25zZRIsCgdvdXRjb21lGAEgASgLMhsuY2hlY2tvdXQudjEuUGF5bWVudE91dGNvbWUiSwobU3VibWl0V2FsbGV0UGF5bWVudFJlc3BvbnNlEiwKB291dGNvbWUYASABKAsyGy5jaGVja291dC52MS5QYXltZW50T3V0Y29tZSqFAQoNUGF5bWVudE1ldGhvZBIeChpQQVlNRU5UX01FVEhPRF9VTlNQRUNJRklFRBAAEhcKE1BBWU1FTlRfTUVUSE9EX0NBUkQQARIZChVQQVlNRU5UX01FVEhPRF9XQUxMRVQQAhIgChxQQVlNRU5UX01FVEhPRF9CQU5LX1RSQU5TRkVSEAMqlAEKDVBheW1lbnRTdGF0dXMSHgoaUEFZTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhQQVlNRU5UX1NUQVRVU19TVUNDRUVERUQQARIqCiZQQVlNRU5UX1NUQVRVU19SRVFVSVJFU19BVVRIRU5USUNBVElPThACEhkKFVBBWU1FTlRfU1RBVFVTX0ZBSUxFRBADMpwECg9DaGVja291dFNlcnZpY2USVQoLR2V0Q2hlY2tvdXQSHy5jaGVja291dC52MS5HZXRDaGVja291dFJlcXVlc3QaIC5jaGVja291dC52MS5HZXRDaGVja291dFJlc3BvbnNlIgOQAgESYgoRU3VibWl0Q2FyZFBheW1lbnQSJS5jaGVja291dC52MS5TdWJtaXRDYXJkUGF5bWVudFJlcXVlc3QaJi5jaGVja291dC52MS5TdWJtaXRDYXJkUGF5bWVudFJlc3BvbnNlEnEKFkNvbXBsZXRlQXV0aGVudGljYXRpb24SKi5jaGVja291dC52MS5Db21wbGV0ZUF1dGhlbnRpY2F0aW9uUmVxdWVzdBorLmNoZWNrb3V0LnYxLkNvbXBsZXRlQXV0aGVudGljYXRpb25SZXNwb25zZRJoChNTdWJtaXRXYWxsZXRQYXltZW50EicuY2hlY2tvdXQudjEuU3VibWl0V2FsbGV0UGF5bWVudFJlcXVlc3QaKC5jaGVja291dC52MS5TdWJtaXRXYWxsZXRQYXltZW50UmVzcG9uc2UScQoWU3VibWl0U2F2ZWRDYXJkUGF5bWVudBIqLmNoZWNrb3V0LnYxLlN1Ym1pdFNhdmVkQ2FyZFBheW1lbnRSZXF1ZXN0GisuY2hlY2tvdXQudjEuU3VibWl0U2F2ZWRDYXJkUGF5bWVudFJlc3BvbnNlYgZwcm90bzM", [file_checkout_v1_customer, file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
+  fileDesc("ChpjaGVja291dC92MS9jaGVja291dC5wcm90bxILY2hlY2tvdXQudjEiggEKGEJhbmtUcmFuc2Zlckluc3RydWN0aW9ucxIMCgRpYmFuGAEgASgJEgsKA2JpYxgCIAEoCRIWCg5hY2NvdW50X2hvbGRlchgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSDgoGYW1vdW50GAUgASgDEhAKCGN1cnJlbmN5GAYgASgJIm4KB1JlY2VpcHQSDgoGbWV0aG9kGAEgASgJEhIKCmNhcmRfYnJhbmQYAiABKAkSEgoKY2FyZF9sYXN0NBgDIAEoCRIrCgdwYWlkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLzAwoIQ2hlY2tvdXQSEwoLY2hlY2tvdXRfaWQYASABKAkSFQoNbWVyY2hhbnRfbmFtZRgCIAEoCRIhCgVvcmRlchgDIAEoCzISLmNoZWNrb3V0LnYxLk9yZGVyEisKB21ldGhvZHMYBCADKA4yGi5jaGVja291dC52MS5QYXltZW50TWV0aG9kEjwKDWJhbmtfdHJhbnNmZXIYBSABKAsyJS5jaGVja291dC52MS5CYW5rVHJhbnNmZXJJbnN0cnVjdGlvbnMSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcmVjZWlwdBgHIAEoCzIULmNoZWNrb3V0LnYxLlJlY2VpcHQSHAoUbGFzdF9mYWlsdXJlX21lc3NhZ2UYCCABKAkSGgoSYXR0ZW1wdHNfcmVtYWluaW5nGAkgASgFEhIKCnJldHVybl91cmwYCiABKAkSFgoOY2hlY2tvdXRfdG9rZW4YCyABKAkSEQoJdGVzdF9tb2RlGAwgASgIEhkKEWxhc3RfZmFpbHVyZV9jb2RlGA0gASgJEisKC3NhdmVkX2NhcmRzGA4gAygLMhYuY2hlY2tvdXQudjEuU2F2ZWRDYXJkEhUKDWNhbl9zYXZlX2NhcmQYDyABKAgiLwoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBIj4KE0dldENoZWNrb3V0UmVzcG9uc2USJwoIY2hlY2tvdXQYASABKAsyFS5jaGVja291dC52MS5DaGVja291dCJdCgtDYXJkRGV0YWlscxIOCgZudW1iZXIYASABKAkSEQoJZXhwX21vbnRoGAIgASgFEhAKCGV4cF95ZWFyGAMgASgFEgsKA2N2YxgEIAEoCRIMCgRuYW1lGAUgASgJIocBChhTdWJtaXRDYXJkUGF5bWVudFJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESFQoNc3VibWlzc2lvbl9pZBgCIAEoCRImCgRjYXJkGAMgASgLMhguY2hlY2tvdXQudjEuQ2FyZERldGFpbHMSEQoJc2F2ZV9jYXJkGAQgASgIImgKHVN1Ym1pdFNhdmVkQ2FyZFBheW1lbnRSZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhUKDXN1Ym1pc3Npb25faWQYAiABKAkSFQoHY2FyZF9pZBgDIAEoCUIEwPMYASJOCh5TdWJtaXRTYXZlZENhcmRQYXltZW50UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lInMKHUNvbXBsZXRlQXV0aGVudGljYXRpb25SZXF1ZXN0EhkKC2NoZWNrb3V0X2lkGAEgASgJQgTA8xgBEhgKCmF0dGVtcHRfaWQYAiABKAlCBMDzGAESDAoEY29kZRgDIAEoCRIPCgdhYmFuZG9uGAQgASgIIr8BChdDb21wbGV0ZVJlZGlyZWN0UmVxdWVzdBIZCgtjaGVja291dF9pZBgBIAEoCUIEwPMYARIYCgphdHRlbXB0X2lkGAIgASgJQgTA8xgBEkAKBnBhcmFtcxgDIAMoCzIwLmNoZWNrb3V0LnYxLkNvbXBsZXRlUmVkaXJlY3RSZXF1ZXN0LlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiTgoaU3VibWl0V2FsbGV0UGF5bWVudFJlcXVlc3QSGQoLY2hlY2tvdXRfaWQYASABKAlCBMDzGAESFQoNc3VibWlzc2lvbl9pZBgCIAEoCSKHAgoXQXV0aGVudGljYXRpb25DaGFsbGVuZ2USEgoKYXR0ZW1wdF9pZBgBIAEoCRIMCgRoaW50GAIgASgJEhEKCXRlc3RfY29kZRgDIAEoCRIUCgxyZWRpcmVjdF91cmwYBCABKAkSFwoPcmVkaXJlY3RfbWV0aG9kGAUgASgJElEKD3JlZGlyZWN0X2ZpZWxkcxgGIAMoCzI4LmNoZWNrb3V0LnYxLkF1dGhlbnRpY2F0aW9uQ2hhbGxlbmdlLlJlZGlyZWN0RmllbGRzRW50cnkaNQoTUmVkaXJlY3RGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIsUBCg5QYXltZW50T3V0Y29tZRIqCgZzdGF0dXMYASABKA4yGi5jaGVja291dC52MS5QYXltZW50U3RhdHVzEicKCGNoZWNrb3V0GAIgASgLMhUuY2hlY2tvdXQudjEuQ2hlY2tvdXQSNwoJY2hhbGxlbmdlGAMgASgLMiQuY2hlY2tvdXQudjEuQXV0aGVudGljYXRpb25DaGFsbGVuZ2USFAoMZGVjbGluZV9jb2RlGAQgASgJEg8KB21lc3NhZ2UYBSABKAkiSQoZU3VibWl0Q2FyZFBheW1lbnRSZXNwb25zZRIsCgdvdXRjb21lGAEgASgLMhsuY2hlY2tvdXQudjEuUGF5bWVudE91dGNvbWUiTgoeQ29tcGxldGVBdXRoZW50aWNhdGlvblJlc3BvbnNlEiwKB291dGNvbWUYASABKAsyGy5jaGVja291dC52MS5QYXltZW50T3V0Y29tZSJIChhDb21wbGV0ZVJlZGlyZWN0UmVzcG9uc2USLAoHb3V0Y29tZRgBIAEoCzIbLmNoZWNrb3V0LnYxLlBheW1lbnRPdXRjb21lIksKG1N1Ym1pdFdhbGxldFBheW1lbnRSZXNwb25zZRIsCgdvdXRjb21lGAEgASgLMhsuY2hlY2tvdXQudjEuUGF5bWVudE91dGNvbWUqhQEKDVBheW1lbnRNZXRob2QSHgoaUEFZTUVOVF9NRVRIT0RfVU5TUEVDSUZJRUQQABIXChNQQVlNRU5UX01FVEhPRF9DQVJEEAESGQoVUEFZTUVOVF9NRVRIT0RfV0FMTEVUEAISIAocUEFZTUVOVF9NRVRIT0RfQkFOS19UUkFOU0ZFUhADKpQBCg1QYXltZW50U3RhdHVzEh4KGlBBWU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYUEFZTUVOVF9TVEFUVVNfU1VDQ0VFREVEEAESKgomUEFZTUVOVF9TVEFUVVNfUkVRVUlSRVNfQVVUSEVOVElDQVRJT04QAhIZChVQQVlNRU5UX1NUQVRVU19GQUlMRUQQAzL9BAoPQ2hlY2tvdXRTZXJ2aWNlElUKC0dldENoZWNrb3V0Eh8uY2hlY2tvdXQudjEuR2V0Q2hlY2tvdXRSZXF1ZXN0GiAuY2hlY2tvdXQudjEuR2V0Q2hlY2tvdXRSZXNwb25zZSIDkAIBEmIKEVN1Ym1pdENhcmRQYXltZW50EiUuY2hlY2tvdXQudjEuU3VibWl0Q2FyZFBheW1lbnRSZXF1ZXN0GiYuY2hlY2tvdXQudjEuU3VibWl0Q2FyZFBheW1lbnRSZXNwb25zZRJxChZDb21wbGV0ZUF1dGhlbnRpY2F0aW9uEiouY2hlY2tvdXQudjEuQ29tcGxldGVBdXRoZW50aWNhdGlvblJlcXVlc3QaKy5jaGVja291dC52MS5Db21wbGV0ZUF1dGhlbnRpY2F0aW9uUmVzcG9uc2USXwoQQ29tcGxldGVSZWRpcmVjdBIkLmNoZWNrb3V0LnYxLkNvbXBsZXRlUmVkaXJlY3RSZXF1ZXN0GiUuY2hlY2tvdXQudjEuQ29tcGxldGVSZWRpcmVjdFJlc3BvbnNlEmgKE1N1Ym1pdFdhbGxldFBheW1lbnQSJy5jaGVja291dC52MS5TdWJtaXRXYWxsZXRQYXltZW50UmVxdWVzdBooLmNoZWNrb3V0LnYxLlN1Ym1pdFdhbGxldFBheW1lbnRSZXNwb25zZRJxChZTdWJtaXRTYXZlZENhcmRQYXltZW50EiouY2hlY2tvdXQudjEuU3VibWl0U2F2ZWRDYXJkUGF5bWVudFJlcXVlc3QaKy5jaGVja291dC52MS5TdWJtaXRTYXZlZENhcmRQYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_checkout_v1_customer, file_checkout_v1_field_options, file_checkout_v1_order, file_google_protobuf_timestamp]);
 
 /**
  * BankTransferInstructions tell the customer where to send a transfer.
@@ -408,6 +408,35 @@ export const CompleteAuthenticationRequestSchema: GenMessage<CompleteAuthenticat
   messageDesc(file_checkout_v1_checkout, 9);
 
 /**
+ * @generated from message checkout.v1.CompleteRedirectRequest
+ */
+export type CompleteRedirectRequest = Message<"checkout.v1.CompleteRedirectRequest"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string attempt_id = 2;
+   */
+  attemptId: string;
+
+  /**
+   * The return leg's query or form fields, as the processor sent them.
+   *
+   * @generated from field: map<string, string> params = 3;
+   */
+  params: { [key: string]: string };
+};
+
+/**
+ * Describes the message checkout.v1.CompleteRedirectRequest.
+ * Use `create(CompleteRedirectRequestSchema)` to create a new message.
+ */
+export const CompleteRedirectRequestSchema: GenMessage<CompleteRedirectRequest> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_checkout, 10);
+
+/**
  * @generated from message checkout.v1.SubmitWalletPaymentRequest
  */
 export type SubmitWalletPaymentRequest = Message<"checkout.v1.SubmitWalletPaymentRequest"> & {
@@ -427,7 +456,7 @@ export type SubmitWalletPaymentRequest = Message<"checkout.v1.SubmitWalletPaymen
  * Use `create(SubmitWalletPaymentRequestSchema)` to create a new message.
  */
 export const SubmitWalletPaymentRequestSchema: GenMessage<SubmitWalletPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 10);
+  messageDesc(file_checkout_v1_checkout, 11);
 
 /**
  * The issuer's challenge, simulated in test mode.
@@ -454,6 +483,27 @@ export type AuthenticationChallenge = Message<"checkout.v1.AuthenticationChallen
    * @generated from field: string test_code = 3;
    */
   testCode: string;
+
+  /**
+   * Where to send the customer to authenticate (the issuer's page); empty
+   * for a challenge answered in the app (CompleteAuthentication). The
+   * customer comes back to the checkout's return leg, which completes it.
+   *
+   * @generated from field: string redirect_url = 4;
+   */
+  redirectUrl: string;
+
+  /**
+   * GET: navigate to redirect_url; POST: submit a form of redirect_fields to it.
+   *
+   * @generated from field: string redirect_method = 5;
+   */
+  redirectMethod: string;
+
+  /**
+   * @generated from field: map<string, string> redirect_fields = 6;
+   */
+  redirectFields: { [key: string]: string };
 };
 
 /**
@@ -461,7 +511,7 @@ export type AuthenticationChallenge = Message<"checkout.v1.AuthenticationChallen
  * Use `create(AuthenticationChallengeSchema)` to create a new message.
  */
 export const AuthenticationChallengeSchema: GenMessage<AuthenticationChallenge> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 11);
+  messageDesc(file_checkout_v1_checkout, 12);
 
 /**
  * @generated from message checkout.v1.PaymentOutcome
@@ -502,7 +552,7 @@ export type PaymentOutcome = Message<"checkout.v1.PaymentOutcome"> & {
  * Use `create(PaymentOutcomeSchema)` to create a new message.
  */
 export const PaymentOutcomeSchema: GenMessage<PaymentOutcome> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 12);
+  messageDesc(file_checkout_v1_checkout, 13);
 
 /**
  * @generated from message checkout.v1.SubmitCardPaymentResponse
@@ -519,7 +569,7 @@ export type SubmitCardPaymentResponse = Message<"checkout.v1.SubmitCardPaymentRe
  * Use `create(SubmitCardPaymentResponseSchema)` to create a new message.
  */
 export const SubmitCardPaymentResponseSchema: GenMessage<SubmitCardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 13);
+  messageDesc(file_checkout_v1_checkout, 14);
 
 /**
  * @generated from message checkout.v1.CompleteAuthenticationResponse
@@ -536,7 +586,24 @@ export type CompleteAuthenticationResponse = Message<"checkout.v1.CompleteAuthen
  * Use `create(CompleteAuthenticationResponseSchema)` to create a new message.
  */
 export const CompleteAuthenticationResponseSchema: GenMessage<CompleteAuthenticationResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 14);
+  messageDesc(file_checkout_v1_checkout, 15);
+
+/**
+ * @generated from message checkout.v1.CompleteRedirectResponse
+ */
+export type CompleteRedirectResponse = Message<"checkout.v1.CompleteRedirectResponse"> & {
+  /**
+   * @generated from field: checkout.v1.PaymentOutcome outcome = 1;
+   */
+  outcome?: PaymentOutcome | undefined;
+};
+
+/**
+ * Describes the message checkout.v1.CompleteRedirectResponse.
+ * Use `create(CompleteRedirectResponseSchema)` to create a new message.
+ */
+export const CompleteRedirectResponseSchema: GenMessage<CompleteRedirectResponse> = /*@__PURE__*/
+  messageDesc(file_checkout_v1_checkout, 16);
 
 /**
  * @generated from message checkout.v1.SubmitWalletPaymentResponse
@@ -553,7 +620,7 @@ export type SubmitWalletPaymentResponse = Message<"checkout.v1.SubmitWalletPayme
  * Use `create(SubmitWalletPaymentResponseSchema)` to create a new message.
  */
 export const SubmitWalletPaymentResponseSchema: GenMessage<SubmitWalletPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_checkout_v1_checkout, 15);
+  messageDesc(file_checkout_v1_checkout, 17);
 
 /**
  * PaymentMethod names a way to pay that a merchant can switch on.
@@ -674,7 +741,9 @@ export const CheckoutService: GenService<{
     output: typeof SubmitCardPaymentResponseSchema;
   },
   /**
-   * CompleteAuthentication answers the card issuer's challenge (3-D Secure).
+   * CompleteAuthentication answers the card issuer's challenge (3-D Secure)
+   * with the code typed in the app (the mobile SDK's in-app challenge), or
+   * abandons it.
    *
    * @generated from rpc checkout.v1.CheckoutService.CompleteAuthentication
    */
@@ -682,6 +751,19 @@ export const CheckoutService: GenService<{
     methodKind: "unary";
     input: typeof CompleteAuthenticationRequestSchema;
     output: typeof CompleteAuthenticationResponseSchema;
+  },
+  /**
+   * CompleteRedirect completes a payment whose challenge redirected the
+   * customer (challenge.redirect_url), with the parameters the processor sent
+   * back to the return leg. It needs no checkout token: the processor verifies
+   * the parameters, and only the attempt waiting for them is completed.
+   *
+   * @generated from rpc checkout.v1.CheckoutService.CompleteRedirect
+   */
+  completeRedirect: {
+    methodKind: "unary";
+    input: typeof CompleteRedirectRequestSchema;
+    output: typeof CompleteRedirectResponseSchema;
   },
   /**
    * SubmitWalletPayment pays with the (simulated, test mode) wallet.

@@ -1,24 +1,7 @@
-import { PostgresSubscriptionRepository, PostgresTestClockRepository } from '../../../modules/subscription/adapters/postgres/postgres-subscriptions.ts';
-import { PostgresCaptureRequests } from '../../../modules/capture/adapters/postgres/postgres-capture-requests.ts';
-import { PostgresPayoutRepository } from '../../../modules/payout/adapters/postgres/postgres-payouts.ts';
 import type { Knex } from 'knex';
 import type { AfterCommit, TransactionScope, UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { PostgresScopeFactory } from '../../module-manifest.ts';
 import { translateErrors } from './database.ts';
-import { PostgresEventOutbox } from '../../../modules/event/adapters/postgres/postgres-event-outbox.ts';
-import { PostgresRequestLedger } from './postgres-idempotency-store.ts';
-import { PostgresMerchantRepository } from '../../../modules/merchant/adapters/postgres/postgres-merchant-repository.ts';
-import { PostgresOrderRepository } from '../../../modules/order/adapters/postgres/postgres-order-repository.ts';
-import { PostgresWebhookDeliveryQueue } from '../../../modules/webhook/adapters/postgres/postgres-webhook-delivery-queue.ts';
-import { PostgresWebhookEndpointRepository } from '../../../modules/webhook/adapters/postgres/postgres-webhook-endpoint-repository.ts';
-import { PostgresPaymentRepository } from '../../../modules/payment/adapters/postgres/postgres-payment-repository.ts';
-import { PostgresPaymentRouteRepository } from '../../../modules/payment/adapters/postgres/postgres-payment-route-repository.ts';
-import { PostgresLedgerJournal } from '../../../modules/ledger/adapters/postgres/postgres-ledger.ts';
-import { PostgresRefundRepository } from '../../../modules/refund/adapters/postgres/postgres-refund-repository.ts';
-import { PostgresDisputeRepository } from '../../../modules/dispute/adapters/postgres/postgres-dispute-repository.ts';
-import { PostgresEvidenceRepository } from '../../../modules/dispute/adapters/postgres/postgres-evidence-repository.ts';
-import { PostgresPaymentLinkRepository } from '../../../modules/payment-link/adapters/postgres/postgres-payment-link-repository.ts';
-import { PostgresCustomerRepository } from '../../../modules/customer/adapters/postgres/postgres-customer-repository.ts';
-import { PostgresCardVault } from '../../../modules/customer/adapters/postgres/postgres-card-vault.ts';
 
 /**
  * UnitOfWork as one Postgres transaction (READ COMMITTED). The repositories
@@ -28,9 +11,12 @@ import { PostgresCardVault } from '../../../modules/customer/adapters/postgres/p
  */
 export class PostgresUnitOfWork implements UnitOfWork {
   readonly #knex: Knex;
+  readonly #scopeOn: PostgresScopeFactory<TransactionScope>;
 
-  constructor(knex: Knex) {
+  /** `scopeOn` builds every module's repositories on a connection (postgresScope of src/composition/modules.ts). */
+  constructor(knex: Knex, scopeOn: PostgresScopeFactory<TransactionScope>) {
     this.#knex = knex;
+    this.#scopeOn = scopeOn;
   }
 
   async run<T>(work: (tx: TransactionScope, afterCommit: AfterCommit) => Promise<T>): Promise<T> {
@@ -38,7 +24,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
     const result = await translateErrors(() =>
       this.#knex.transaction((trx) =>
         work(
-          scopeOn(trx),
+          this.#scopeOn(trx),
           (task) => tasks.push(task),
         ),
       ),
@@ -49,31 +35,6 @@ export class PostgresUnitOfWork implements UnitOfWork {
   }
 
   runAlone<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T> {
-    return translateErrors(() => work(scopeOn(this.#knex)));
+    return translateErrors(() => work(this.#scopeOn(this.#knex)));
   }
-}
-
-/** The repositories on one transaction (or, for runAlone, on the pool: each statement on its own). */
-function scopeOn(db: Knex | Knex.Transaction): TransactionScope {
-  return {
-    orders: new PostgresOrderRepository(db),
-    payments: new PostgresPaymentRepository(db),
-    paymentRoutes: new PostgresPaymentRouteRepository(db),
-    refunds: new PostgresRefundRepository(db),
-    payouts: new PostgresPayoutRepository(db),
-    captures: new PostgresCaptureRequests(db),
-    subscriptions: new PostgresSubscriptionRepository(db),
-    testClocks: new PostgresTestClockRepository(db),
-    disputes: new PostgresDisputeRepository(db),
-    evidence: new PostgresEvidenceRepository(db),
-    links: new PostgresPaymentLinkRepository(db),
-    customers: new PostgresCustomerRepository(db),
-    vault: new PostgresCardVault(db),
-    merchants: new PostgresMerchantRepository(db),
-    endpoints: new PostgresWebhookEndpointRepository(db),
-    deliveries: new PostgresWebhookDeliveryQueue(db),
-    requests: new PostgresRequestLedger(db),
-    ledger: new PostgresLedgerJournal(db),
-    outbox: new PostgresEventOutbox(db),
-  };
 }

@@ -83,13 +83,15 @@ export function createCaptureOrder(deps: CaptureOrderDeps): CaptureOrder {
       if (!record || !leg?.processorRef || !processor) throw new Error(`capture request of ${orderId} names no authorized payment on a known route`);
       let answer;
       try {
-        answer = await processor.capture(leg.processorRef, request.amount);
+        answer = await processor.capture(leg.processorRef, request.amount, `${leg.id}/capture/${request.requestedAt.getTime()}`);
       } catch (err) {
         // The acquirer did not answer: the request stands, and the sweeper asks again.
         deps.onBackgroundError(err);
         return false;
       }
-      if (answer.kind === 'declined') {
+      // Accepted, not yet done: the request stands and the sweeper asks again under the same reference.
+      if (answer.kind === 'pending') return false;
+      if (answer.kind === 'failed') {
         await deps.uow.run((tx) => tx.captures.remove(orderId));
         throw new DomainError('capture.declined', `The acquirer declined the capture of order ${orderId} (${answer.declineCode}); the order stays authorized.`);
       }

@@ -4,6 +4,7 @@ import type {
   CheckoutService} from '../../../gen/checkout/v1/checkout_pb.ts';
 import {
   CompleteAuthenticationResponseSchema,
+  CompleteRedirectResponseSchema,
   GetCheckoutResponseSchema,
   SubmitCardPaymentResponseSchema,
   SubmitWalletPaymentResponseSchema,
@@ -123,6 +124,17 @@ export function createCheckoutService(deps: CheckoutServiceDeps): ServiceImpl<ty
         answer: req.abandon ? { abandon: true } : { code: req.code },
       });
       return create(CompleteAuthenticationResponseSchema, { outcome: outcomeToProto(await paymentResult(outcome, deps.cards)) });
+    },
+    completeRedirect: async (req) => {
+      // The return leg carries no credential (the browser comes back from the issuer without the page's
+      // token): the processor verifies what it sent back, and only the attempt waiting for it is completed.
+      const outcome = await deps.authenticatePayment({
+        orderId: orderIdOfCheckout(req.checkoutId),
+        authorize: () => undefined,
+        attemptId: req.attemptId,
+        answer: { returnParams: { ...req.params } },
+      });
+      return create(CompleteRedirectResponseSchema, { outcome: outcomeToProto(await paymentResult(outcome, deps.cards)) });
     },
     submitWalletPayment: async (req, ctx) => {
       const outcome = await deps.payOrder({ orderId: orderIdOfCheckout(req.checkoutId), authorize: authorized(await required(ctx)), submissionId: req.submissionId, instrument: { method: 'wallet' }, client: client(ctx) });

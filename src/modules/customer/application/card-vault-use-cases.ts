@@ -129,21 +129,28 @@ export function createCardVaultUseCases(deps: CardVaultDeps): CardVaultUseCases 
     if (!route) throw new DomainError('vault.unavailable', 'Cards cannot be verified in this mode: no acquirer route is configured.');
     const merchant = await tx.merchants.findById(scope.merchantId);
     if (!merchant) throw new Error(`merchant ${scope.merchantId} not found`);
+    const reference = deps.ids.newId('ver_');
     const answer = await route.authorize({
-      attemptId: deps.ids.newId('ver_'),
+      attemptId: reference,
       merchantId: scope.merchantId,
       livemode: scope.livemode,
       amount: 0n,
       currency: merchant.settlementCurrency,
       card,
+      returnUrl: undefined,
+      reference,
     });
     switch (answer.kind) {
       case 'approved':
-      case 'authentication_required':
+      case 'action':
         // Nothing to pay; a challenge is asked again when the card pays on the page (off-session, it declines).
         // A failed release leaves a zero-amount hold that lapses by itself.
-        await route.void(answer.processorRef).catch((err: unknown) => deps.onBackgroundError(err));
+        await route.void(answer.processorRef, `${reference}/void`).catch((err: unknown) => deps.onBackgroundError(err));
         return;
+      case 'pending':
+        // Only an explicit answer verifies a card: what is held is released, and the card is not saved.
+        await route.void(answer.processorRef, `${reference}/void`).catch((err: unknown) => deps.onBackgroundError(err));
+        throw new DomainError('vault.unavailable', 'The card could not be verified now: the issuer has not answered. Try again in a moment.');
       case 'declined':
         if (refusesVaulting(answer.declineCode)) refuse(answer.declineCode);
     }

@@ -25,12 +25,11 @@ export const RATE_LIMIT_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ra
  */
 export class RateLimitedError extends ApplicationError {
   readonly retryAfterSeconds: number;
-  readonly headers: Readonly<Record<string, string>>;
+  declare readonly headers: Readonly<Record<string, string>>;
 
   constructor(retryAfterSeconds: number, headers: Readonly<Record<string, string>>, code: 'rate_limit.exceeded' | 'auth.too_many_failures' = 'rate_limit.exceeded', message?: string) {
-    super(code, message ?? `Too many requests with this API key; retry after ${retryAfterSeconds} s. See the RateLimit-* response headers.`);
+    super(code, message ?? `Too many requests with this API key; retry after ${retryAfterSeconds} s. See the RateLimit-* response headers.`, undefined, headers);
     this.retryAfterSeconds = retryAfterSeconds;
-    this.headers = headers;
   }
 }
 

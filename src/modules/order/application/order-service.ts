@@ -24,7 +24,8 @@ import type { CreateOrderUseCase } from './create-order.ts';
 import type { GetOrderUseCase } from './get-order.ts';
 import type { ListOrdersUseCase } from './list-orders.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../../../kernel/application/idempotency-key.ts';
-import { createOrderCommandFromProto, orderToProto } from './order-mapper.ts';
+import { orderToProto } from './order-mapper.ts';
+import { createOrderCommandFromProto } from './order-command-mapper.ts';
 import type { PrepareOrderCharge } from '../../customer/application/charge-saved-card.ts';
 
 /** The use cases the order service is built on. */

@@ -49,11 +49,10 @@ const START_ID = /^[\x21-\x7e]{1,100}$/;
 
 /** A start refused by a limit: resource_exhausted / payment_link_busy, with Retry-After. */
 export class LinkStartLimitedError extends ApplicationError {
-  readonly headers: Readonly<Record<string, string>>;
+  declare readonly headers: Readonly<Record<string, string>>;
 
   constructor(message: string, retryAfterSeconds: number) {
-    super('payment_link.busy', message);
-    this.headers = { 'retry-after': String(retryAfterSeconds) };
+    super('payment_link.busy', message, undefined, { 'retry-after': String(retryAfterSeconds) });
   }
 }
 

@@ -28,8 +28,9 @@ export function createAcquirerRelease(deps: {
         const processor = deps.routes.processorOf(leg.route);
         if (!processor || !leg.processorRef) return;
         try {
-          const released = await processor.void(leg.processorRef);
-          if (released.kind === 'declined') throw new Error(`void of ${leg.id} on ${leg.route} declined: ${released.declineCode}`);
+          // Pending (accepted, answered later) is fine: nothing more to do from here.
+          const released = await processor.void(leg.processorRef, `${leg.id}/void`);
+          if (released.kind === 'failed') throw new Error(`void of ${leg.id} on ${leg.route} failed: ${released.declineCode} (${released.processorCode})`);
         } catch (err) {
           deps.onBackgroundError(err);
         }

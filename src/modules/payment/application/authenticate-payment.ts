@@ -1,12 +1,12 @@
 import { reasonOrderRefuses, takesPayment } from '../../order/domain/order-transitions.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
-import { cancel, claimChallenge } from '../domain/payment.entity.ts';
+import { cancel, claimChallenge, requireAuthentication } from '../domain/payment.entity.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
 import type { AcquirerRelease } from './acquirer-release.ts';
 import { attemptsOf } from './attempts-of.ts';
 import type { HeldCard } from './held-card.ts';
 import type { OrderExpiry } from './order-expiry.ts';
-import { captureApproved, type CaptureApprovedDeps } from './pay-order.ts';
+import { captureApproved, holdPending, type CaptureApprovedDeps } from './pay-order.ts';
 import { outcomeOf, waitForSubmission, type PaymentOutcome, type SubmissionReads } from './payment-outcome.ts';
 import type { RouteRegistry } from './route-registry.ts';
 
@@ -16,8 +16,12 @@ export interface AuthenticatePaymentCommand {
   /** Checks, under the order's lock, that the caller may answer for this order (the checkout page's token). */
   readonly authorize: (order: Order) => void;
   readonly attemptId: string;
-  /** The code the customer typed, or the customer closed the challenge. */
-  readonly answer: { readonly code: string } | { readonly abandon: true };
+  /**
+   * What came back: the return leg's parameters after the redirect (`returnParams`, as the
+   * processor sent them), the code typed into an in-app challenge (`code`, the mobile SDK's older
+   * flow), or the customer closed the challenge.
+   */
+  readonly answer: { readonly returnParams: Readonly<Record<string, string>> } | { readonly code: string } | { readonly abandon: true };
 }
 
 /** Completes or abandons a payment's pending 3-D Secure challenge. */
@@ -73,11 +77,29 @@ export function createAuthenticatePayment(deps: AuthenticatePaymentDeps): Authen
     }
     const processor = deps.routes.processorOf(change.leg.route);
     if (!processor || !change.leg.processorRef) throw new Error(`attempt ${change.leg.id} has no route ${change.leg.route}`);
-    const answered = await processor.completeAuthentication(change.leg.processorRef, command.answer.code);
-    if (answered.kind === 'declined') {
-      const settled = await deps.finisher.finishFailure(change, answered.declineCode, 'failed');
-      return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: answered.declineCode } });
+    // Both ways reach the processor's one completion: the in-app code as the only return parameter.
+    const params = 'code' in command.answer ? { code: command.answer.code } : command.answer.returnParams;
+    const answered = await processor.completeAuthorization(change.leg.processorRef, params);
+    switch (answered.kind) {
+      case 'approved':
+        return captureApproved(deps, change, processor, answered.processorRef, 'passed', claimed.order.captureMethod);
+      case 'declined': {
+        const settled = await deps.finisher.finishFailure(change, answered.declineCode, 'failed');
+        return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: answered.declineCode } });
+      }
+      case 'pending':
+        return holdPending(deps, change, answered.processorRef);
+      case 'action': {
+        // The issuer asks again (another challenge step): the customer is sent to its page once more.
+        const waiting = requireAuthentication(change, answered.processorRef, answered.redirect, answered.testCode ?? null, deps.clock.now());
+        await deps.uow.runAlone((tx) => tx.payments.recordChallenge(waiting));
+        const attempts = await attemptsOf(deps.reads.payments, claimed.order.id);
+        return outcomeOf({ order: claimed.order, attempts, merchant: await deps.merchants.merchantOf(claimed.order.merchantId) }, waiting);
+      }
+      default: {
+        const unknown: never = answered;
+        throw new Error(`unknown authorization outcome ${JSON.stringify(unknown)}`);
+      }
     }
-    return captureApproved(deps, change, processor, answered.processorRef, 'passed', claimed.order.captureMethod);
   };
 }

@@ -6,7 +6,7 @@ import { ATTEMPT_ID_PREFIX, type AuthenticationResult } from '../domain/payment-
 import { PAYMENT_ID_PREFIX, abandonChallenge, recordAuthorization, requireAuthentication, retryOnAlternative, startPayment, type PaymentChange } from '../domain/payment.entity.ts';
 import { velocityAddress } from '../domain/velocity.ts';
 import { DomainError, invalid } from '../../../kernel/domain/domain-error.ts';
-import type { AuthorizationResult, PaymentProcessor } from '../ports/payment-processor.port.ts';
+import type { AuthorizationOutcome, PaymentProcessor } from '../ports/payment-processor.port.ts';
 import type { TestCardDirectory } from '../ports/test-card-directory.port.ts';
 import type { Clock } from '../../../kernel/ports/clock.port.ts';
 import type { IdGenerator } from '../../../kernel/ports/id-generator.port.ts';
@@ -130,23 +130,29 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
     switch (answer.kind) {
       case 'approved':
         return captureApproved(deps, change, processor, answer.processorRef, 'not_required', order.captureMethod);
-      case 'authentication_required': {
+      case 'action': {
         if (instrument.method === 'card' && instrument.saved?.offSession) {
-          // Nobody is there to answer a challenge: the authorization is released and the charge declines.
-          await processor.void(answer.processorRef).catch((err: unknown) => deps.onBackgroundError(err));
+          // Nobody is there to follow the redirect: the authorization is released and the charge declines.
+          await processor.void(answer.processorRef, `${change.leg.id}/void`).catch((err: unknown) => deps.onBackgroundError(err));
           const settled = await deps.finisher.finishFailure(change, 'authentication_required', 'required');
           return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: 'authentication_required' } });
         }
-        const waiting = requireAuthentication(change, answer.processorRef, answer.testCode ?? null, deps.clock.now());
+        const waiting = requireAuthentication(change, answer.processorRef, answer.redirect, answer.testCode ?? null, deps.clock.now());
         const attempts = await deps.uow.run(async (tx) => {
           await tx.payments.recordChallenge(waiting);
           return attemptsOf(tx.payments, order.id);
         });
         return outcomeOf({ order, attempts, merchant: await deps.merchants.merchantOf(order.merchantId) }, waiting);
       }
+      case 'pending':
+        return holdPending(deps, change, answer.processorRef);
       case 'declined': {
         const settled = await deps.finisher.finishFailure(change, answer.declineCode, 'not_required');
         return outcomeOf(settled, { leg: { ...change.leg, status: 'failed', declineCode: answer.declineCode } });
+      }
+      default: {
+        const unknown: never = answer;
+        throw new Error(`unknown authorization outcome ${JSON.stringify(unknown)}`);
       }
     }
   };
@@ -215,7 +221,8 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
   }
 
   /** Stage 2: one route's answer. */
-  async function authorize(processor: PaymentProcessor, change: PaymentChange, order: Order, instrument: PaymentInstrument): Promise<AuthorizationResult> {
+  async function authorize(processor: PaymentProcessor, change: PaymentChange, order: Order, instrument: PaymentInstrument): Promise<AuthorizationOutcome> {
+    const offSession = instrument.method === 'card' && instrument.saved?.offSession === true;
     return processor.authorize({
       attemptId: change.leg.id,
       merchantId: order.merchantId,
@@ -223,8 +230,28 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
       amount: change.payment.amount,
       currency: change.payment.currency,
       card: instrument.method === 'card' ? instrument.card : undefined,
+      // The return leg of a redirect (3-D Secure); nobody follows one off session.
+      returnUrl: offSession ? undefined : returnUrlOf(order, change.leg.id),
+      reference: change.leg.id,
     });
   }
+}
+
+/** The return leg of a redirect for an attempt of this order: `/c/<checkout>/return/<attempt>` on the order's checkout host. */
+export function returnUrlOf(order: Pick<Order, 'checkoutUrl'>, attemptId: string): string {
+  return `${order.checkoutUrl}/return/${encodeURIComponent(attemptId)}`;
+}
+
+/**
+ * A processor that has not decided (pending): the attempt keeps its reference and stays processing,
+ * so nothing counts it as paid or declined. Only an explicit answer moves it; without one within
+ * STALE_PROCESSING_MS, the recovery sweep reverses whatever the processor holds (pending is never
+ * taken for success). The caller learns the payment is still in progress.
+ * @throws DomainError checkout.payment_in_progress
+ */
+export async function holdPending(deps: Pick<CaptureApprovedDeps, 'uow' | 'clock'>, change: PaymentChange, processorRef: string): Promise<never> {
+  await deps.uow.runAlone((tx) => tx.payments.recordAuthorization(recordAuthorization(change, processorRef, deps.clock.now())));
+  throw new DomainError('checkout.payment_in_progress', 'This payment is still being processed; refresh the page in a moment.');
 }
 
 /**
@@ -250,8 +277,9 @@ export async function captureApproved(
     const settled = await deps.finisher.finishAuthorization(authorized, authentication);
     return outcomeOf(settled, { leg: { ...authorized.leg, status: settled.reversed ? 'reversal_pending' : 'authorized' } });
   }
-  const captured = await processor.capture(processorRef, authorized.payment.amount);
-  if (captured.kind === 'declined') {
+  const captured = await processor.capture(processorRef, authorized.payment.amount, `${authorized.leg.id}/capture`);
+  if (captured.kind === 'pending') return holdPending(deps, authorized, processorRef);
+  if (captured.kind === 'failed') {
     const settled = await deps.finisher.finishFailure(authorized, captured.declineCode, authentication);
     return outcomeOf(settled, { leg: { ...authorized.leg, status: 'failed', declineCode: captured.declineCode } });
   }

@@ -1,6 +1,7 @@
 import type { DeclineCode } from '../domain/decline-code.ts';
 import type { PaymentAttempt } from '../domain/payment-attempt.entity.ts';
 import type { PaymentChange } from '../domain/payment.entity.ts';
+import type { ChallengeRedirect } from '../domain/payment-attempt.entity.ts';
 import type { PaymentRepository } from '../ports/payment-repository.port.ts';
 import type { Order } from '../../order/domain/order.entity.ts';
 import type { OrderRepository } from '../../order/ports/order-repository.port.ts';
@@ -21,7 +22,8 @@ export interface Settled {
 export interface PaymentOutcome {
   readonly status: 'succeeded' | 'requires_authentication' | 'failed';
   readonly settled: Settled;
-  readonly challenge: { readonly attemptId: string; readonly testCode: string | undefined } | undefined;
+  /** The challenge waiting: the attempt, where the customer is sent (null for attempts before redirects), and test mode's code. */
+  readonly challenge: { readonly attemptId: string; readonly redirect: ChallengeRedirect | null; readonly testCode: string | undefined } | undefined;
   readonly declineCode: DeclineCode | undefined;
 }
 
@@ -30,7 +32,7 @@ export function outcomeOf(settled: Settled, change: Pick<PaymentChange, 'leg'>):
   if (isPaid(settled.order)) return { status: 'succeeded', settled, challenge: undefined, declineCode: undefined };
   if (settled.order.status === 'expired') throw new DomainError('checkout.expired', 'This checkout has expired.');
   if (change.leg.status === 'requires_authentication') {
-    return { status: 'requires_authentication', settled, challenge: { attemptId: change.leg.id, testCode: change.leg.challengeTestCode ?? undefined }, declineCode: undefined };
+    return { status: 'requires_authentication', settled, challenge: { attemptId: change.leg.id, redirect: change.leg.challengeRedirect ?? null, testCode: change.leg.challengeTestCode ?? undefined }, declineCode: undefined };
   }
   return { status: 'failed', settled, challenge: undefined, declineCode: change.leg.declineCode ?? undefined };
 }

@@ -32,7 +32,9 @@ export function createReverse(deps: {
     try {
       if (!processor || !leg.processorRef) throw new Error(`attempt ${leg.id} cannot be reversed: no route ${leg.route} or no processor reference`);
       const undone = await processor.reverse(leg.processorRef, pending.payment.amount, `${leg.id}/${leg.processorRef}`);
-      if (undone.kind === 'declined') throw new Error(`reversal of ${leg.id} on ${leg.route} declined: ${undone.declineCode}`);
+      if (undone.kind === 'failed') throw new Error(`reversal of ${leg.id} on ${leg.route} failed: ${undone.declineCode} (${undone.processorCode})`);
+      // Accepted but not yet done: the reversal stays pending and the sweep asks again (same reference, no second reversal).
+      if (undone.kind === 'pending') return false;
     } catch (err) {
       deps.onBackgroundError(err);
       return false;

@@ -49,12 +49,24 @@ export interface PaymentAttempt {
   readonly cancellationReason: CancellationReason | null;
   /** Test mode: the code the simulated issuer's challenge accepts, shown (translated) on the page. */
   readonly challengeTestCode: string | null;
+  /** Where the customer is sent to authenticate while the attempt waits for its challenge (null otherwise, and for attempts before redirects). */
+  readonly challengeRedirect?: ChallengeRedirect | null;
   /** The customer's network address as counted for card-testing limits (an IPv6 address by its /64); null for server-side payments. */
   readonly clientAddress: string | null;
   /** The vaulted card (card_…) this attempt charged; null or absent when the card was typed (or no card). */
   readonly savedCardId?: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+/**
+ * Where a processor sends the customer's browser to authenticate (3-D Secure): GET navigates to
+ * `url`; POST submits a form of `fields` to it. The return leg brings the customer back to us.
+ */
+export interface ChallengeRedirect {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly fields: Readonly<Record<string, string>>;
 }
 
 /** Prefix of attempt ids. */

@@ -1,6 +1,6 @@
 import type { CardBrand } from './card.ts';
 import type { DeclineCode } from './decline-code.ts';
-import type { AttemptStatus, AuthenticationResult, CancellationReason, PaymentAttempt, PaymentMethod } from './payment-attempt.entity.ts';
+import type { AttemptStatus, AuthenticationResult, CancellationReason, ChallengeRedirect, PaymentAttempt, PaymentMethod } from './payment-attempt.entity.ts';
 
 /** Prefix of payment ids. */
 export const PAYMENT_ID_PREFIX = 'pay_';
@@ -135,9 +135,9 @@ function onLeg(change: PaymentChange, status: PaymentStatus, leg: Partial<Paymen
   };
 }
 
-/** The issuer asks the customer to authenticate (3-D Secure). */
-export function requireAuthentication(change: PaymentChange, processorRef: string, testCode: string | null, now: Date): PaymentChange {
-  return onLeg(change, 'requires_authentication', { authentication: 'required', processorRef, challengeTestCode: testCode }, now);
+/** The issuer asks the customer to authenticate (3-D Secure): the customer is sent by `redirect` to its page. */
+export function requireAuthentication(change: PaymentChange, processorRef: string, redirect: ChallengeRedirect, testCode: string | null, now: Date): PaymentChange {
+  return onLeg(change, 'requires_authentication', { authentication: 'required', processorRef, challengeRedirect: redirect, challengeTestCode: testCode }, now);
 }
 
 /** An answer to the challenge is being processed: no second answer may run alongside it. */

@@ -92,7 +92,7 @@ export function createRefundOrder(deps: RefundOrderDeps, reads: { readonly refun
       // A bank transfer has no acquirer: the simulated bank sends the money back at once.
       let answer;
       try {
-        answer = processor && captureRef ? await processor.refund(captureRef, pending.amount, pending.id) : { kind: 'approved' as const, processorRef: `bank_${pending.id}` };
+        answer = processor && captureRef ? await processor.refund(captureRef, pending.amount, pending.id) : { kind: 'succeeded' as const, processorRef: `bank_${pending.id}` };
       } catch (err) {
         // The acquirer did not answer: the refund stays pending, holding its amount, and the sweeper
         // (or a repeat with the same Idempotency-Key) asks again under the same id.
@@ -105,7 +105,10 @@ export function createRefundOrder(deps: RefundOrderDeps, reads: { readonly refun
         const refund = await tx.refunds.lock(pending.id);
         if (!order || !refund || refund.status !== 'pending') return; // settled by another call meanwhile
         const now = deps.clock.now();
-        if (answer.kind === 'declined') {
+        // Accepted, not yet done (Adyen's refunds always are): the refund stays pending, holding its
+        // amount, and the sweeper asks again under the same reference until the processor decides.
+        if (answer.kind === 'pending') return;
+        if (answer.kind === 'failed') {
           await tx.refunds.markFailed(refund, answer.declineCode, now);
           return;
         }

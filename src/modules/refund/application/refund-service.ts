@@ -4,7 +4,8 @@ import { CreateRefundRequestSchema, CreateRefundResponseSchema, type RefundServi
 import type { PaymentRepository } from '../../payment/ports/payment-repository.port.ts';
 import type { Idempotent } from '../../../kernel/application/idempotent.ts';
 import type { Authenticate } from '../../merchant/application/authenticate.ts';
-import { orderToProto, refundToProto } from '../../order/application/order-mapper.ts';
+import { orderToProto } from '../../order/application/order-mapper.ts';
+import { refundToProto } from './refund-mapper.ts';
 import { attemptsOf } from '../../payment/application/attempts-of.ts';
 import type { RefundOrder } from './refund-order.ts';
 

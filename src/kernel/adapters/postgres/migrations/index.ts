@@ -28,6 +28,7 @@ import * as heldCardPayment from './026-held-card-payment.ts';
 import { webhookSecretsSealed } from './027-webhook-secrets-sealed.ts';
 import * as eventStream from './028-event-stream.ts';
 import * as paymentRoutes from './029-payment-routes.ts';
+import * as challengeRedirect from './030-challenge-redirect.ts';
 import type { KeyRing } from '../../../ports/key-ring.port.ts';
 
 /** Every migration, in order. Add new ones at the end; never edit a landed one. */
@@ -62,6 +63,7 @@ export const MIGRATIONS: Array<readonly [string, Knex.Migration]> = [
   ['027-webhook-secrets-sealed', webhookSecretsSealed(undefined)],
   ['028-event-stream', eventStream],
   ['029-payment-routes', paymentRoutes],
+  ['030-challenge-redirect', challengeRedirect],
 ];
 
 /** What a migration's work may need beyond the database: the vault's keys (027 seals with them). */

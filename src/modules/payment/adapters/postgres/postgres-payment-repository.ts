@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../../merchant/domain/caller.ts';
 import type { CardBrand } from '../../domain/card.ts';
 import type { DeclineCode } from '../../domain/decline-code.ts';
-import type { AttemptStatus, AuthenticationResult, CancellationReason, PaymentAttempt, PaymentMethod } from '../../domain/payment-attempt.entity.ts';
+import type { AttemptStatus, AuthenticationResult, CancellationReason, ChallengeRedirect, PaymentAttempt, PaymentMethod } from '../../domain/payment-attempt.entity.ts';
 import type { Payment, PaymentChange, PaymentRecord, PaymentStatus } from '../../domain/payment.entity.ts';
 import type { AttemptTally } from '../../domain/velocity.ts';
 import type { PaymentRepository, TallyScope } from '../../ports/payment-repository.port.ts';
@@ -44,6 +44,8 @@ interface AttemptRow {
   processor_ref: string | null;
   cancellation_reason: string | null;
   challenge_test_code: string | null;
+  /** jsonb: written as its JSON text, read back parsed. */
+  challenge_redirect?: ChallengeRedirect | string | null;
   client_address: string | null;
   saved_card_id?: string | null;
   created_at: Date;
@@ -107,6 +109,7 @@ function attemptToRow(a: PaymentAttempt): AttemptRow {
     processor_ref: a.processorRef,
     cancellation_reason: a.cancellationReason,
     challenge_test_code: a.challengeTestCode,
+    challenge_redirect: a.challengeRedirect ? JSON.stringify(a.challengeRedirect) : null,
     client_address: a.clientAddress,
     saved_card_id: a.savedCardId ?? null,
     created_at: a.createdAt,
@@ -133,6 +136,7 @@ function rowToAttempt(r: AttemptRow): PaymentAttempt {
     processorRef: r.processor_ref,
     cancellationReason: r.cancellation_reason as CancellationReason | null,
     challengeTestCode: r.challenge_test_code,
+    challengeRedirect: typeof r.challenge_redirect === 'string' ? (JSON.parse(r.challenge_redirect) as ChallengeRedirect) : (r.challenge_redirect ?? null),
     clientAddress: r.client_address,
     savedCardId: r.saved_card_id ?? null,
     createdAt: r.created_at,
@@ -200,7 +204,7 @@ export class PostgresPaymentRepository implements PaymentRepository {
   }
 
   recordChallenge(change: PaymentChange): Promise<void> {
-    return this.#save(change, ['authentication', 'processor_ref', 'challenge_test_code']);
+    return this.#save(change, ['authentication', 'processor_ref', 'challenge_test_code', 'challenge_redirect']);
   }
 
   claimChallenge(change: PaymentChange): Promise<void> {
