@@ -51,7 +51,7 @@ export function paymentRepositoryContract(store: () => StoreUnderTest): void {
     test('each named change writes its own fields: a challenge, its cancellation, a capture', async () => {
       const { s, order, change } = await started();
       const now = new Date(s.clock.now().getTime() + 1000);
-      const challenged = requireAuthentication(change, 'ref_1', '123456', now);
+      const challenged = requireAuthentication(change, 'ref_1', { url: 'https://issuer.example/3ds', method: 'GET', fields: {} }, '123456', now);
       await s.uow.run((tx) => tx.payments.recordChallenge(challenged));
       expect(await s.reads.payments.findByAttempt(order.id, change.leg.id)).toEqual(challenged);
       // cancel writes status and reason, not a processor reference it was handed.

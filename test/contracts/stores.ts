@@ -11,6 +11,7 @@ import { PostgresOrderCreationStore } from '../../src/modules/order/adapters/pos
 import { PostgresOrderRepository } from '../../src/modules/order/adapters/postgres/postgres-order-repository.ts';
 import { PostgresPaymentRepository } from '../../src/modules/payment/adapters/postgres/postgres-payment-repository.ts';
 import { PostgresPaymentRouteRepository } from '../../src/modules/payment/adapters/postgres/postgres-payment-route-repository.ts';
+import { postgresScope } from '../../src/composition/modules.ts';
 import { PostgresUnitOfWork } from '../../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { PostgresRefundRepository } from '../../src/modules/refund/adapters/postgres/postgres-refund-repository.ts';
 import type { OutboxReader } from '../../src/modules/event/ports/event-outbox.port.ts';
@@ -54,7 +55,7 @@ export async function openStore(kind: StoreKind): Promise<StoreUnderTest> {
     kind,
     clock,
     ids: new SequentialIds(),
-    uow: new PostgresUnitOfWork(knex),
+    uow: new PostgresUnitOfWork(knex, postgresScope),
     merchants: new PostgresMerchantRepository(knex),
     orderCreation: new PostgresOrderCreationStore(knex),
     idempotency: new PostgresIdempotencyStore(knex),

@@ -98,7 +98,7 @@ export function asStored(order: Order): Order {
 /** A card payment of `order` just started on `route`: processing, its first leg with it. */
 export function aCardPayment(order: Order, options: { route?: string; submissionId?: string | null; method?: PaymentMethod; now?: Date; clientAddress?: string | null } = {}): PaymentChange {
   const method = options.method ?? 'card';
-  return startPayment({
+  const started = startPayment({
     paymentId: unique(PAYMENT_ID_PREFIX),
     attemptId: unique(ATTEMPT_ID_PREFIX),
     orderId: order.id,
@@ -113,6 +113,8 @@ export function aCardPayment(order: Order, options: { route?: string; submission
     card: method === 'card' ? { brand: 'visa', last4: '4242' } : undefined,
     now: options.now ?? order.createdAt,
   });
+  // As payment_attempts gives the leg back: its optional fields present, null when unset.
+  return { ...started, leg: { ...started.leg, savedCardId: started.leg.savedCardId ?? null, challengeRedirect: started.leg.challengeRedirect ?? null } };
 }
 
 /** A pending refund of part of `order`'s payment. */

@@ -24,7 +24,7 @@ describe('capturing an authorized order', () => {
     const { core, order, payment, capture } = await authorizedOrder();
     expect(await capture()).toBe(true);
     const leg = payment.attempts[0]!;
-    expect(core.primary.callsOf('capture').map((c) => c.args)).toEqual([[leg.processorRef, 2500n]]);
+    expect(core.primary.callsOf('capture').map((c) => c.args.slice(0, 2))).toEqual([[leg.processorRef, 2500n]]);
     expect(await core.world.reads.orders.findForCheckout(order.id)).toMatchObject({ status: 'paid', amountCaptured: 2500n, authorizationExpiresAt: null });
     expect((await core.world.reads.payments.listForOrder(order.id))[0]!.payment).toMatchObject({ status: 'succeeded', capture: { amount: 2500n } });
     expect(core.world.events().at(-1)).toMatchObject({ type: 'order.paid', data: { amount_captured: 2500 } });
@@ -64,7 +64,7 @@ describe('capturing an authorized order', () => {
     expect(await core.payments.releaseAuthorizations(10)).toBe(1);
     expect(await core.world.reads.orders.findForCheckout(order.id)).toMatchObject({ status: 'voided' });
     expect(core.world.events().at(-1)).toMatchObject({ type: 'order.voided' });
-    expect(core.primary.callsOf('void').map((c) => c.args)).toEqual([[payment.attempts[0]!.processorRef]]);
+    expect(core.primary.callsOf('void').map((c) => c.args[0])).toEqual([payment.attempts[0]!.processorRef]);
     expect((await core.world.reads.payments.listForOrder(order.id))[0]!.attempts[0]).toMatchObject({ status: 'canceled', cancellationReason: 'authorization_expired' });
   });
 

@@ -18,7 +18,7 @@ async function setting() {
 async function challenged(core: MemoryCore, order: Order) {
   const now = core.world.clock.now();
   const started = aCardPayment(order, { now });
-  const waiting = requireAuthentication(recordAuthorization(started, 'auth_challenged', now), 'auth_challenged', '123456', now);
+  const waiting = requireAuthentication(recordAuthorization(started, 'auth_challenged', now), 'auth_challenged', { url: 'https://issuer.example/3ds', method: 'GET', fields: {} }, '123456', now);
   await core.world.uow.run(async (tx) => {
     await tx.payments.start(started);
     await tx.payments.recordChallenge(waiting);
@@ -43,7 +43,7 @@ describe('expiring an order on request', () => {
     const waiting = await challenged(core, order);
     await expire(order.id);
     expect(await core.world.reads.payments.findByAttempt(order.id, waiting.leg.id)).toMatchObject({ leg: { status: 'canceled', cancellationReason: 'order_expired' } });
-    expect(core.primary.callsOf('void').map((c) => c.args)).toEqual([['auth_challenged']]);
+    expect(core.primary.callsOf('void').map((c) => c.args[0])).toEqual(['auth_challenged']);
   });
 
   test('refuses a paid order, and an order whose card payment is in flight until that payment is stale', async () => {

@@ -8,6 +8,11 @@ import type { MemoryTables, TablesRef } from './memory-tables.ts';
 
 type LegField = keyof PaymentAttempt;
 
+/** A leg as payment_attempts gives it back: its optional fields present, null when unset. */
+export function asStoredLeg(leg: PaymentAttempt): PaymentAttempt {
+  return { ...leg, savedCardId: leg.savedCardId ?? null, challengeRedirect: leg.challengeRedirect ?? null };
+}
+
 const byTime = <T extends { createdAt: Date; id: string }>(a: T, b: T) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 /** A leg's place in its record: first leg first (the retry after it), then by time. */
 const legOrder = (a: PaymentAttempt, b: PaymentAttempt) => Number(a.retry) - Number(b.retry) || byTime(a, b);
@@ -42,7 +47,7 @@ export class MemoryPaymentRepository implements PaymentRepository {
     if (!tables.orders.has(change.payment.orderId)) throw new Error(`payment ${change.payment.id}: no order ${change.payment.orderId} (foreign key)`);
     checkUnique(tables, change.payment, change.leg);
     tables.payments.set(change.payment.id, change.payment);
-    tables.attempts.set(change.leg.id, change.leg);
+    tables.attempts.set(change.leg.id, asStoredLeg(change.leg));
   }
 
   async retryOnAlternative(change: PaymentChange & { readonly failedLeg: PaymentAttempt }): Promise<void> {
@@ -54,12 +59,12 @@ export class MemoryPaymentRepository implements PaymentRepository {
     if (tables.attempts.has(change.leg.id)) throw new ConflictError('The change conflicts with one made at the same time.');
     checkUnique(tables, payment, change.leg);
     tables.attempts.set(failed.id, { ...failed, status: change.failedLeg.status, declineCode: change.failedLeg.declineCode, updatedAt: change.failedLeg.updatedAt });
-    tables.attempts.set(change.leg.id, change.leg);
+    tables.attempts.set(change.leg.id, asStoredLeg(change.leg));
     tables.payments.set(payment.id, { ...payment, status: change.payment.status, updatedAt: change.payment.updatedAt });
   }
 
   recordChallenge(change: PaymentChange): Promise<void> {
-    return this.#save(change, ['authentication', 'processorRef', 'challengeTestCode']);
+    return this.#save(change, ['authentication', 'processorRef', 'challengeTestCode', 'challengeRedirect']);
   }
 
   claimChallenge(change: PaymentChange): Promise<void> {
@@ -102,7 +107,7 @@ export class MemoryPaymentRepository implements PaymentRepository {
     const payment = tables.payments.get(change.payment.id);
     if (!payment) throw new Error(`payment ${change.payment.id} not found`);
     const newLeg: Record<string, unknown> = { ...leg, status: change.leg.status, updatedAt: change.leg.updatedAt };
-    for (const field of fields) newLeg[field] = change.leg[field];
+    for (const field of fields) newLeg[field] = change.leg[field] ?? null;
     const newPayment: Payment = { ...payment, status: change.payment.status, updatedAt: change.payment.updatedAt, ...(withCapture ? { capture: change.payment.capture } : {}) };
     checkUnique(tables, newPayment, newLeg as unknown as PaymentAttempt);
     tables.attempts.set(leg.id, newLeg as unknown as PaymentAttempt);

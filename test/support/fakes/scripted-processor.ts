@@ -1,13 +1,14 @@
 import type { DeclineCode } from '../../../src/modules/payment/domain/decline-code.ts';
-import type { AuthorizationRequest, AuthorizationResult, PaymentProcessor, SettleResult } from '../../../src/modules/payment/ports/payment-processor.port.ts';
+import type { AuthorizationOutcome, AuthorizationRequest, OperationOutcome, PaymentProcessor, ProcessorCapabilities } from '../../../src/modules/payment/ports/payment-processor.port.ts';
 
 /**
- * What a processor call can be scripted to do: approve (the default), decline with a code, not answer
- * (throw), or, for authorize only, ask for the cardholder's authentication with a test code.
+ * What a processor call can be scripted to do: approve (the default), decline with our code, not
+ * answer (throw), stay pending, or, for authorize only, ask for the cardholder's authentication by a
+ * redirect with a test code.
  */
-export type Script = 'approve' | { readonly decline: DeclineCode } | 'unreachable' | { readonly challenge: string };
+export type Script = 'approve' | { readonly decline: DeclineCode } | 'unreachable' | 'pending' | { readonly challenge: string };
 
-type Operation = 'authorize' | 'completeAuthentication' | 'capture' | 'void' | 'refund' | 'reverse';
+type Operation = 'authorize' | 'completeAuthorization' | 'capture' | 'void' | 'refund' | 'reverse' | 'sync' | 'syncRefund';
 
 /** One call made to the processor, with its arguments. */
 export interface ProcessorCall {
@@ -17,11 +18,12 @@ export interface ProcessorCall {
 
 /**
  * A PaymentProcessor whose answers a test chooses, operation by operation (next() for the next call
- * only, always() from then on), recording every call. It speaks today's port; when the port changes
- * (issue 21, point 3) this fake follows it.
+ * only, always() from then on), recording every call. Approves by default, with references
+ * `<route>_<operation>_<n>`.
  */
 export class ScriptedProcessor implements PaymentProcessor {
   readonly route: string;
+  readonly capabilities: ProcessorCapabilities = { methods: ['card', 'wallet'], currencies: 'any', manualCapture: true, partialCapture: true, partialRefund: true };
   readonly calls: ProcessorCall[] = [];
   readonly #next = new Map<Operation, Script[]>();
   readonly #always = new Map<Operation, Script>();
@@ -48,45 +50,58 @@ export class ScriptedProcessor implements PaymentProcessor {
     return this.calls.filter((c) => c.operation === operation);
   }
 
-  #answer(operation: Operation, args: readonly unknown[]): AuthorizationResult {
+  #script(operation: Operation, args: readonly unknown[]): { script: Exclude<Script, 'unreachable'>; processorRef: string } {
     this.calls.push({ operation, args });
-    const queued = this.#next.get(operation);
-    const script = queued?.shift() ?? this.#always.get(operation) ?? 'approve';
+    const script = this.#next.get(operation)?.shift() ?? this.#always.get(operation) ?? 'approve';
     if (script === 'unreachable') throw new Error(`${this.route}: ${operation} did not answer (scripted)`);
-    const processorRef = `${this.route}_${operation}_${++this.#refs}`;
+    return { script, processorRef: `${this.route}_${operation}_${++this.#refs}` };
+  }
+
+  #authorization(operation: Operation, args: readonly unknown[]): AuthorizationOutcome {
+    const { script, processorRef } = this.#script(operation, args);
     if (script === 'approve') return { kind: 'approved', processorRef };
-    if ('challenge' in script) return { kind: 'authentication_required', processorRef, testCode: script.challenge };
-    return { kind: 'declined', declineCode: script.decline };
+    if (script === 'pending') return { kind: 'pending', processorRef };
+    if ('challenge' in script) return { kind: 'action', processorRef, redirect: { url: `https://issuer.example/3ds/${processorRef}`, method: 'GET', fields: {} }, testCode: script.challenge };
+    return { kind: 'declined', declineCode: script.decline, processorCode: script.decline };
   }
 
-  /** The answer of an operation that settles: a challenge is authorize's alone. */
-  #settle(operation: Exclude<Operation, 'authorize'>, args: readonly unknown[]): SettleResult {
-    const answer = this.#answer(operation, args);
-    if (answer.kind === 'authentication_required') throw new Error(`${this.route}: only authorize may be scripted to ask for authentication, not ${operation}`);
-    return answer;
+  #operation(operation: Operation, args: readonly unknown[]): OperationOutcome {
+    const { script, processorRef } = this.#script(operation, args);
+    if (script === 'approve') return { kind: 'succeeded', processorRef };
+    if (script === 'pending') return { kind: 'pending', processorRef };
+    if ('challenge' in script) throw new Error(`${this.route}: only authorize may be scripted to ask for authentication, not ${operation}`);
+    return { kind: 'failed', declineCode: script.decline, processorCode: script.decline };
   }
 
-  async authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
-    return this.#answer('authorize', [request]);
+  async authorize(request: AuthorizationRequest): Promise<AuthorizationOutcome> {
+    return this.#authorization('authorize', [request]);
   }
 
-  async completeAuthentication(processorRef: string, code: string): Promise<SettleResult> {
-    return this.#settle('completeAuthentication', [processorRef, code]);
+  async completeAuthorization(processorRef: string, returnParams: Readonly<Record<string, string>>): Promise<AuthorizationOutcome> {
+    return this.#authorization('completeAuthorization', [processorRef, returnParams]);
   }
 
-  async capture(processorRef: string, amount: bigint): Promise<SettleResult> {
-    return this.#settle('capture', [processorRef, amount]);
+  async capture(processorRef: string, amount: bigint, reference: string): Promise<OperationOutcome> {
+    return this.#operation('capture', [processorRef, amount, reference]);
   }
 
-  async void(processorRef: string): Promise<SettleResult> {
-    return this.#settle('void', [processorRef]);
+  async void(processorRef: string, reference: string): Promise<OperationOutcome> {
+    return this.#operation('void', [processorRef, reference]);
   }
 
-  async refund(captureRef: string, amount: bigint, reference: string): Promise<SettleResult> {
-    return this.#settle('refund', [captureRef, amount, reference]);
+  async refund(captureRef: string, amount: bigint, reference: string): Promise<OperationOutcome> {
+    return this.#operation('refund', [captureRef, amount, reference]);
   }
 
-  async reverse(processorRef: string, amount: bigint, reference: string): Promise<SettleResult> {
-    return this.#settle('reverse', [processorRef, amount, reference]);
+  async reverse(processorRef: string, amount: bigint, reference: string): Promise<OperationOutcome> {
+    return this.#operation('reverse', [processorRef, amount, reference]);
+  }
+
+  async sync(processorRef: string): Promise<AuthorizationOutcome> {
+    return this.#authorization('sync', [processorRef]);
+  }
+
+  async syncRefund(refundRef: string): Promise<OperationOutcome> {
+    return this.#operation('syncRefund', [refundRef]);
   }
 }
