@@ -189,7 +189,8 @@ async function runPgbench(dbName: string, script: PgbenchScript, onStart: (pid: 
     '-j', '2',
     '-T', String(SECONDS),
     '-f', file,
-    '-h', url.hostname,
+    // An embedded Postgres's URL names its socket's directory, percent-encoded (it listens on no TCP port).
+    '-h', decodeURIComponent(url.hostname),
     '-p', url.port || '5432',
     '-U', decodeURIComponent(url.username || 'postgres'),
     ...Object.entries(script.vars).flatMap(([k, v]) => ['-D', `${k}=${v}`]),

@@ -189,43 +189,85 @@ describe('the embedded card fields on a merchant page of another origin', requir
     await s.context.close();
   });
 
-  it('answer the 3-D Secure challenge in the overlay served from the checkout host', async () => {
+  it("follow the 3-D Secure redirect in the overlay: the issuer's page, framed by the merchant's origin alone, fails then passes", async () => {
     const s = await shopper('fields-challenge');
     const number = testCard('challenge');
+    const merchantOrigin = new URL(merchantUrl).origin;
     await fillCard(s.page, number);
-    await s.page.evaluate(() => {
-      const g = globalThis as unknown as { fields: { confirm: (o: { name: string }) => Promise<unknown> }; pending: Promise<unknown> };
-      g.pending = g.fields.confirm({ name: 'Ada Lovelace' });
-    });
+    const issuerPage = s.page.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/simulator/issuer/') && r.request().method() === 'GET');
+    const startConfirm = () =>
+      s.page.evaluate(() => {
+        const g = globalThis as unknown as { fields: { confirm: (o: { name: string }) => Promise<unknown> }; pending: Promise<unknown>; settled: boolean };
+        g.settled = false;
+        g.pending = g.fields.confirm({ name: 'Ada Lovelace' }).finally(() => (g.settled = true));
+      });
+    await startConfirm();
     const challenge = s.page.frameLocator('[role=dialog] iframe');
-    await expect.poll(() => challenge.locator('#h').textContent(), { timeout: WAIT_MS }).toContain('123456');
-    const overlay = s.page.frames().find((f) => new URL(f.url()).pathname === '/fields/challenge')!;
-    expect(new URL(overlay.url()).origin).toBe(base);
+    await expect.poll(() => challenge.locator('#challenge-hint').textContent(), { timeout: WAIT_MS }).toContain('123456');
+    // The issuer's page itself (the simulator's, on the checkout host), which may be framed by this origin and no other.
+    const issuer = await issuerPage;
+    expect(new URL(issuer.url()).origin).toBe(base);
+    const csp = (await issuer.allHeaders())['content-security-policy']!;
+    expect(csp).toContain(`frame-ancestors ${merchantOrigin};`);
+    expect((await issuer.allHeaders())['x-frame-options']).toBeUndefined();
+    // Its link is signed with the return leg that names this origin: another origin written into it is refused.
+    const forged = new URL(issuer.url());
+    forged.searchParams.set('return_url', forged.searchParams.get('return_url')!.replace(encodeURIComponent(merchantOrigin), encodeURIComponent('http://127.0.0.3:1')));
+    expect((await fetch(forged)).status).toBe(404);
+    const overlay = s.page.frames().find((f) => new URL(f.url()).pathname.startsWith('/simulator/issuer/'))!;
     expect(await axeViolations(overlay)).toEqual([]);
     // A modal: the merchant's page behind it is inert until the step ends.
     expect(await s.page.locator('main').evaluate((el) => (el as unknown as { inert: boolean }).inert)).toBe(true);
 
-    // A wrong code first: the issuer declines the authentication, a decline the customer can act on.
-    await challenge.locator('#c').fill('000000');
-    await challenge.getByRole('button', { name: 'Confirm' }).click();
+    // "Back from the issuer" from another origin (here the merchant's page itself) is not the overlay's: ignored.
+    await s.page.evaluate(() => (globalThis as unknown as { postMessage: (m: unknown, o: string) => void }).postMessage({ tag: 'checkout-fields/1', type: 'returned' }, '*'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await s.page.evaluate(() => (globalThis as unknown as { settled: boolean }).settled)).toBe(false);
+    expect(await s.page.locator('[role=dialog]').count()).toBe(1);
+
+    // A wrong code first: the issuer fails the check, the return leg completes the payment, a decline the customer can act on.
+    await challenge.locator('#challenge-code').fill('000000');
+    await challenge.locator('#challenge-submit').click();
     const first = (await s.page.evaluate(() => (globalThis as unknown as { pending: Promise<Result> }).pending)) as Result;
     expect(first).toMatchObject({ status: 'declined', code: 'authentication_failed' });
     expect(await s.page.locator('[role=dialog]').count()).toBe(0);
     expect(await s.page.locator('main').evaluate((el) => (el as unknown as { inert: boolean }).inert)).toBe(false);
+    // The return page posted "returned" to the merchant's origin, from the checkout host, and nothing else.
+    const returned = await s.page.evaluate(() => (globalThis as unknown as { received: Array<{ origin: string; data: string }> }).received.filter((r) => r.data.includes('"returned"')));
+    expect(returned.map((r) => r.origin)).toEqual([merchantOrigin, base]);
 
     // Again, with the right code.
+    await startConfirm();
+    await expect.poll(() => challenge.locator('#challenge-hint').textContent(), { timeout: WAIT_MS }).toContain('123456');
+    await challenge.locator('#challenge-code').fill('123456');
+    await challenge.locator('#challenge-submit').click();
+    const result = (await s.page.evaluate(() => (globalThis as unknown as { pending: Promise<Result> }).pending)) as Result;
+    expect(result).toEqual({ status: 'paid', orderId: s.order.id });
+    expect(await s.page.locator('[role=dialog]').count()).toBe(0);
+    const order = await retrieve(s.order.id);
+    expect(order.status).toBe('paid');
+    expect(order.attempts.map((a) => [a.status, a.decline_code])).toEqual([
+      ['failed', 'authentication_failed'],
+      ['succeeded', null],
+    ]);
+    await assertNumberNeverReachedThePage(s.page, number);
+    expect(s.problems).toEqual([]);
+    await s.context.close();
+  });
+
+  it("close the issuer's overlay: the challenge is abandoned, a decline the customer can act on", async () => {
+    const s = await shopper('fields-challenge-closed');
+    await fillCard(s.page, testCard('challenge'));
     await s.page.evaluate(() => {
       const g = globalThis as unknown as { fields: { confirm: (o: { name: string }) => Promise<unknown> }; pending: Promise<unknown> };
       g.pending = g.fields.confirm({ name: 'Ada Lovelace' });
     });
-    await expect.poll(() => challenge.locator('#h').textContent(), { timeout: WAIT_MS }).toContain('123456');
-    await challenge.locator('#c').fill('123456');
-    await challenge.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => s.page.frameLocator('[role=dialog] iframe').locator('#challenge-hint').textContent(), { timeout: WAIT_MS }).toContain('123456');
+    await s.page.locator('[role=dialog]').getByRole('button', { name: 'Cancel' }).click();
     const result = (await s.page.evaluate(() => (globalThis as unknown as { pending: Promise<Result> }).pending)) as Result;
-    expect(result).toEqual({ status: 'paid', orderId: s.order.id });
+    expect(result).toMatchObject({ status: 'declined' });
     expect(await s.page.locator('[role=dialog]').count()).toBe(0);
-    expect((await retrieve(s.order.id)).status).toBe('paid');
-    await assertNumberNeverReachedThePage(s.page, number);
+    expect((await retrieve(s.order.id)).status).toBe('failed');
     expect(s.problems).toEqual([]);
     await s.context.close();
   });

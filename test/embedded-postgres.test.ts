@@ -6,7 +6,8 @@
  * one `checkout serve` runs when it runs, otherwise one it starts for itself and stops after.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,7 +100,7 @@ describe('the embedded Postgres of one directory', () => {
     const first = await use(dir);
     expect(first.how).toBe('initialised');
     expect(first.port).not.toBe(5432);
-    expect(first.url('x')).toMatch(/^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/x$/);
+    expect(first.url('x')).toBe(`postgres://postgres:${encodeURIComponent(readFileSync(path.join(dir, 'password'), 'utf8').trim())}@${encodeURIComponent(path.join(realpathSync(dir), 'socket'))}:${first.port}/x`);
     await answers(first);
     const second = await use(dir);
     expect(second).toMatchObject({ how: 'joined', pid: first.pid, port: first.port });
@@ -142,8 +143,60 @@ describe('the embedded Postgres of one directory', () => {
     await waitFor('the postmaster to exit', () => running(holder.pid), (alive) => !alive, 10_000);
   });
 
-  test('a postmaster.pid naming a killed postmaster, a live process that is no Postgres (a pid reused) or a zombie does not stop a start', { timeout: 120_000 }, async () => {
+  test('it listens on a unix socket in a directory only its user may enter, and on no TCP port another local user could take over once it dies', async () => {
     const server = await use(dir);
+    try {
+      const socketDir = path.join(realpathSync(dir), 'socket');
+      expect(server.socketDir).toBe(socketDir);
+      const info = statSync(socketDir);
+      expect(info.mode & 0o777).toBe(0o700);
+      expect(info.uid).toBe(process.getuid?.() === 0 ? Number(spawnSync('id', ['-u', 'checkout-pg'], { encoding: 'utf8' }).stdout.trim()) : process.getuid?.());
+      expect(readdirSync(socketDir)).toContain(`.s.PGSQL.${server.port}`);
+      // postmaster.pid's listen-address line: empty, no TCP.
+      expect(readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[5]).toBe('');
+      // Nothing answers on 127.0.0.1 at its port, which another user could take and ask the password of (in clear).
+      const tcp = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 3000 });
+      tcp.on('error', () => undefined);
+      await expect(tcp.connect()).rejects.toThrow(/ECONNREFUSED/);
+      await tcp.end().catch(() => undefined);
+    } finally {
+      await server.release();
+    }
+  });
+
+  test('killed (kill -9), the postmaster is started again on the same socket; a fake server on 127.0.0.1 at its port never hears the password', { timeout: 120_000 }, async () => {
+    const server = await useEmbeddedPostgres({ dir, systemUser: 'checkout-pg', watchMs: 200 });
+    // A local user's stand-in for the server: it asks for the password in clear, and keeps whatever it is sent.
+    const heard: Buffer[] = [];
+    const fake = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', (startup) => {
+        heard.push(startup);
+        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3])); // AuthenticationCleartextPassword
+        socket.on('data', (chunk) => heard.push(chunk));
+      });
+    });
+    try {
+      const first = server.pid;
+      process.kill(first, 'SIGKILL');
+      await waitFor('the postmaster to die', () => running(first), (alive) => !alive, 30_000);
+      await new Promise<void>((resolve, reject) => {
+        fake.once('error', reject);
+        fake.listen(server.port, '127.0.0.1', () => resolve());
+      });
+      await waitFor('a new postmaster', () => server.pid, (pid) => pid !== first && running(pid), 60_000);
+      expect(postmasterPid(dir)).toBe(server.pid);
+      await waitFor('the server to answer again', () => answers(server).then(() => true, () => false), (ok) => ok, 30_000);
+      expect(heard).toEqual([]);
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+      expect((await server.release()).stopped).toBe(true);
+    }
+  });
+
+  test('a postmaster.pid naming a killed postmaster, a live process that is no Postgres (a pid reused) or a zombie does not stop a start', { timeout: 120_000 }, async () => {
+    // Not watched: the start after the kill below is the next process's, not this one's restart.
+    const server = await useEmbeddedPostgres({ dir, systemUser: 'checkout-pg', watchMs: 0 });
     // kill -9: the pid file stays behind, naming a process that is gone.
     process.kill(server.pid, 'SIGKILL');
     await waitFor('the postmaster to die', () => running(server.pid), (alive) => !alive, 30_000);
@@ -268,7 +321,7 @@ describe('the commands without DATABASE_URL (and without NATS_URL: events throug
   test('run alone, a command starts the embedded Postgres for itself and stops it; beside `checkout serve`, every command uses the server serve runs', { timeout: 300_000 }, async () => {
     const alone = await cli(['sandbox', 'create', '--name', 'Alone']);
     expect(alone.code, alone.stderr).toBe(0);
-    expect(alone.stderr).toMatch(/^checkout: Postgres: embedded Postgres \S+ in \S+ on 127\.0\.0\.1:\d+ \(initialised now in \d+ ms/m);
+    expect(alone.stderr).toMatch(/^checkout: Postgres: embedded Postgres \S+ in \S+ on the unix socket \S+\/socket\/\.s\.PGSQL\.\d+ \(initialised now in \d+ ms/m);
     const merchant = (JSON.parse(alone.stdout) as { merchant_id: string }).merchant_id;
     // Stopped with the command.
     expect(postmasterPid(dir)).toBeUndefined();
@@ -277,7 +330,7 @@ describe('the commands without DATABASE_URL (and without NATS_URL: events throug
     children.add(serve);
     serve.stdout!.setEncoding('utf8').on('data', (chunk: string) => (serveOut += chunk));
     await waitFor('serve to listen', () => serveOut, (out) => /Checkout service listening on/.test(out), 120_000);
-    expect(serveOut).toMatch(/"msg":"Postgres: embedded Postgres \S+ in \S+ on 127\.0\.0\.1:\d+ \(started in \d+ ms/);
+    expect(serveOut).toMatch(/"msg":"Postgres: embedded Postgres \S+ in \S+ on the unix socket \S+\/socket\/\.s\.PGSQL\.\d+ \(started in \d+ ms/);
     const postmaster = postmasterPid(dir);
     expect(running(postmaster)).toBe(true);
 
@@ -305,11 +358,20 @@ describe('the commands without DATABASE_URL (and without NATS_URL: events throug
     await workerExit;
     expect(running(postmaster)).toBe(true);
 
+    // The postmaster killed under serve: serve starts it again on the same socket, and is ready again without a restart.
+    const base = `http://${/Checkout service listening on (\S+?:\d+)/.exec(serveOut)![1]}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    process.kill(postmaster!, 'SIGKILL');
+    const restarted = await waitFor('serve to start the postmaster again', () => postmasterPid(dir), (pid) => pid !== postmaster && running(pid), 60_000, 100);
+    await waitFor('serve to be ready again', () => fetch(`${base}/readyz`).then((r) => r.status), (status) => status === 200, 60_000, 250);
+    // Said once pg_ctl has seen it ready, which may be after the pool has.
+    await waitFor('serve to say so', () => serveOut, (out) => out.includes(`The embedded Postgres (pid ${postmaster}) had stopped; started it again (pid ${restarted})`), 30_000);
+
     // serve, the last user, stops it as it stops.
     const serveExit = new Promise<number | null>((resolve) => serve!.once('exit', resolve));
     serve.kill('SIGTERM');
     expect(await serveExit).toBe(0);
-    expect(running(postmaster)).toBe(false);
+    expect(running(restarted)).toBe(false);
     expect(postmasterPid(dir)).toBeUndefined();
   });
 });

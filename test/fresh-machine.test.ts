@@ -105,7 +105,7 @@ function expectFreshMachineSession(report: Report, copy: string, runsAs: string 
   expect(report.error, report.output).toBeUndefined();
   const [first, second] = report.starts;
   // The first start made the cluster in the copy's .checkout, on loopback, and said so.
-  expect(first!.postgresLine).toMatch(/^Postgres: embedded Postgres \d+\.\d+ in \.checkout\/postgres\/data on 127\.0\.0\.1:\d+ \(initialised now in \d+ ms, started in \d+ ms/);
+  expect(first!.postgresLine).toMatch(/^Postgres: embedded Postgres \d+\.\d+ in \.checkout\/postgres\/data on the unix socket \.checkout\/postgres\/socket\/\.s\.PGSQL\.\d+ \(initialised now in \d+ ms, started in \d+ ms/);
   if (runsAs) expect(first!.postgresLine).toContain(`runs as ${runsAs}`);
   else expect(first!.postgresLine).not.toContain('runs as');
   // No NATS_URL: the events go through Postgres, and say so.
@@ -122,7 +122,7 @@ function expectFreshMachineSession(report: Report, copy: string, runsAs: string 
   // SIGTERM stops each start, with exit code 0, and the embedded Postgres with it.
   for (const start of report.starts) expect(start.stop).toMatchObject({ code: 0, signal: null, postmasterLeft: false, pidFileLeft: false });
   // The second start found the data: no new sandbox printed, and the first key sees the paid order.
-  expect(second!.postgresLine).toMatch(/^Postgres: embedded Postgres \d+\.\d+ in \.checkout\/postgres\/data on 127\.0\.0\.1:\d+ \((started in \d+ ms|already running as pid \d+)/);
+  expect(second!.postgresLine).toMatch(/^Postgres: embedded Postgres \d+\.\d+ in \.checkout\/postgres\/data on the unix socket \.checkout\/postgres\/socket\/\.s\.PGSQL\.\d+ \((started in \d+ ms|already running as pid \d+)/);
   expect(second!.sandbox).toBeUndefined();
   expect(report.second).toEqual({ status: 200, orderStatus: 'paid', reference: 'FRESH-1' });
   expect(postmastersOf(copy)).toEqual([]);

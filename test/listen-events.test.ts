@@ -52,6 +52,42 @@ for (const mode of EVENTS_MODES) describe(`EventService.ListenEvents (events: ${
     ]);
   });
 
+  it('refuses a sixth stream of one merchant open at once with resource_exhausted, and takes one again once a stream ends', async () => {
+    const shop = await h.merchant('Five listeners');
+    const headers = { authorization: `Bearer ${shop.test_secret_key}` };
+    const open = Array.from({ length: 5 }, () => new AbortController());
+    for (const abort of open) {
+      const iterator = events.listenEvents({}, { headers, signal: abort.signal })[Symbol.asyncIterator]();
+      expect((await iterator.next()).value?.signingSecret).toBe(shop.webhook_secret);
+    }
+    const sixth = async () => {
+      try {
+        for await (const message of events.listenEvents({}, { headers })) return message;
+      } catch (err) {
+        return ConnectError.from(err);
+      }
+      return undefined;
+    };
+    const refused = await sixth();
+    expect(refused).toBeInstanceOf(ConnectError);
+    expect((refused as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((refused as ConnectError).rawMessage).toMatch(/already has 5 checkout listen streams open/);
+    // Another merchant is not counted against this one.
+    const other = events.listenEvents({}, { headers: { authorization: `Bearer ${h.sandbox.test_secret_key}` } })[Symbol.asyncIterator]();
+    expect((await other.next()).done).toBe(false);
+    await other.return?.();
+    // One of the five goes away: its place is free again (once the server has seen it go).
+    open.shift()!.abort();
+    let again: unknown;
+    for (let tries = 0; tries < 50; tries += 1) {
+      again = await sixth();
+      if (!(again instanceof ConnectError)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(again).toMatchObject({ signingSecret: shop.webhook_secret });
+    for (const abort of open) abort.abort();
+  });
+
   it('refuses a live key', async () => {
     const stream = events.listenEvents({}, { headers: { authorization: `Bearer ${h.sandbox.live_secret_key}` } });
     const failure = await (async () => {

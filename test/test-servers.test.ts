@@ -94,8 +94,8 @@ describe('resolveTestPostgres and resolveTestNats', () => {
     const closed = await freePort();
     const server = await resolveTestPostgres({}, undefined, `postgres://postgres@127.0.0.1:${closed}`);
     try {
-      expect(server.description).toMatch(new RegExp(`^embedded Postgres \\d+\\.\\d+ on 127\\.0\\.0\\.1:\\d+, .* in ${embeddedTestDir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(none answered at postgres://postgres@127\\.0\\.0\\.1:${closed}: connect ECONNREFUSED`));
-      expect(server.url).toMatch(/^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+$/);
+      expect(server.description).toMatch(new RegExp(`^embedded Postgres \\d+\\.\\d+ on the unix socket \\S+/socket/\\.s\\.PGSQL\\.\\d+, .* in ${embeddedTestDir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(none answered at postgres://postgres@127\\.0\\.0\\.1:${closed}: connect ECONNREFUSED`));
+      expect(server.url).toMatch(/^postgres:\/\/postgres:[^@]+@%2F\S+%2Fsocket:\d+$/);
       const client = new pg.Client({ connectionString: `${server.url}/postgres` });
       await client.connect();
       try {

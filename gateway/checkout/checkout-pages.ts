@@ -8,7 +8,8 @@ import type { PageContext } from './layout.ts';
 import { renderErrorPage, renderNotFoundPage } from './notice-pages.ts';
 import { renderCheckout } from './render-checkout.ts';
 import { applySecurityHeaders } from './security-headers.ts';
-import { registerFormBody } from './simulated-issuer-page.ts';
+import { fieldsReturnTarget, registerFormBody } from './simulated-issuer-page.ts';
+import { FIELDS_ORIGIN_PARAM } from '../../src/modules/payment/application/payment-instrument.ts';
 
 /** Options of {@link registerCheckoutPages}; tests and benchmarks replace the clock or the assets. */
 export interface CheckoutPagesOptions {
@@ -67,15 +68,19 @@ export function registerCheckoutPages(app: FastifyInstance, checkout: Client<typ
       const returnLeg = async (req: FastifyRequest<{ Params: { checkoutId: string; attemptId: string } }>, reply: FastifyReply, params: Record<string, string>) => {
         const { checkoutId, attemptId } = req.params;
         if (!CHECKOUT_ID.test(checkoutId) || !CHECKOUT_ID.test(attemptId)) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
+        // A payment of the embedded fields: our own parameter (the merchant origin), not the processor's.
+        const { [FIELDS_ORIGIN_PARAM]: fieldsOrigin, ...processorParams } = params;
+        const fieldsPage = fieldsReturnTarget(fieldsOrigin);
         try {
-          await checkout.completeRedirect({ checkoutId, attemptId, params }, { headers: { 'request-id': req.id } });
+          await checkout.completeRedirect({ checkoutId, attemptId, params: processorParams }, { headers: { 'request-id': req.id } });
         } catch (err) {
           const code = ConnectError.from(err).code;
-          if (code === Code.NotFound || code === Code.InvalidArgument) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
+          if (!fieldsPage && (code === Code.NotFound || code === Code.InvalidArgument)) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
           // Refused (expired, already paid, still processing): the checkout page tells the customer where it stands.
-          if (code !== Code.FailedPrecondition && code !== Code.Aborted && code !== Code.Unavailable) throw err;
+          if (code !== Code.NotFound && code !== Code.InvalidArgument && code !== Code.FailedPrecondition && code !== Code.Aborted && code !== Code.Unavailable) throw err;
         }
-        return reply.code(303).header('Location', `/c/${encodeURIComponent(checkoutId)}`).header('Cache-Control', 'no-store').send();
+        // The fields' overlay ends on their frame page, which tells the merchant's page (that origin alone) to read the result.
+        return reply.code(303).header('Location', fieldsPage ?? `/c/${encodeURIComponent(checkoutId)}`).header('Cache-Control', 'no-store').send();
       };
       const fieldsOf = (value: unknown): Record<string, string> =>
         Object.fromEntries(Object.entries((value ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));

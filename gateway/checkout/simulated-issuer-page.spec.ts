@@ -22,8 +22,15 @@ function stubRoutes(router: ConnectRouter): void {
 }
 
 /** An issuer that knows one signed link: ref alpha_1 with sig "good". */
+const fieldsLeg = (origin: string) => `http://pay.test/c/abc/return/att_1?fields_origin=${encodeURIComponent(origin)}`;
 const issuer: SimulatedIssuer = {
-  page: (ref, query) => (ref === 'alpha_1' && query.sig === 'good' ? { processorRef: ref, testCode: '123456' } : undefined),
+  page: (ref, query) => {
+    if (ref === 'alpha_1' && query.sig === 'good') return { processorRef: ref, testCode: '123456' };
+    // Links of the embedded fields: the return leg (signed with the link) names the merchant's origin.
+    if (ref === 'alpha_2' && query.sig === 'good') return { processorRef: ref, testCode: '123456', returnUrl: fieldsLeg('https://shop.example') };
+    if (ref === 'alpha_3' && query.sig === 'good') return { processorRef: ref, testCode: '123456', returnUrl: fieldsLeg('https://*') };
+    return undefined;
+  },
   answer: (ref, query, code) => (ref === 'alpha_1' && query.sig === 'good' ? `http://pay.test/c/abc/return/att_1?result=${code === '123456' ? 'passed' : 'failed'}&evil=%3Cscript%3E` : undefined),
 };
 
@@ -47,6 +54,18 @@ describe('the simulated issuer page', () => {
     expect(res.body).toContain('class="test-mode"');
     // The form posts back to the same signed link, escaped.
     expect(res.body).toContain('action="/simulator/issuer/alpha_1?return_url=x&amp;sig=good"');
+  });
+
+  it('is framed by the merchant origin its signed return leg names (the embedded fields), else by nobody', async () => {
+    const fields = await app.inject({ url: '/simulator/issuer/alpha_2?sig=good' });
+    expect(fields.statusCode).toBe(200);
+    expect(fields.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", 'frame-ancestors https://shop.example'));
+    expect(fields.headers['x-frame-options']).toBeUndefined();
+    // An origin the fields may not be embedded in (a wildcard would let any site frame it): not framed at all.
+    const wild = await app.inject({ url: '/simulator/issuer/alpha_3?sig=good' });
+    expect(wild.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+    expect(wild.headers['x-frame-options']).toBe('DENY');
+    expect((await app.inject({ url: '/simulator/issuer/alpha_1?return_url=x&sig=good' })).headers['x-frame-options']).toBe('DENY');
   });
 
   it('answers a forged or altered link with 404 and sends nobody anywhere', async () => {
@@ -88,6 +107,17 @@ describe('the return leg /c/:checkout/return/:attempt', () => {
     const res = await app.inject({ method: 'POST', url: '/c/abc/return/att_1', payload: 'redirectResult=X%2BY&MD=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.statusCode).toBe(303);
     expect(redirects[0]!.params).toEqual({ redirectResult: 'X+Y', MD: '1' });
+  });
+
+  it("ends a fields payment's return leg on their frame page for that origin, and keeps our parameter from the processor", async () => {
+    redirects.length = 0;
+    const res = await app.inject({ url: `/c/abc/return/att_1?ref=alpha_1&result=passed&sig=s&fields_origin=${encodeURIComponent('https://shop.example')}` });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`/fields/returned?origin=${encodeURIComponent('https://shop.example')}`);
+    expect(redirects).toEqual([{ checkoutId: 'abc', attemptId: 'att_1', params: { ref: 'alpha_1', result: 'passed', sig: 's' } }]);
+    // Refused or unknown, the overlay still ends there (the fields read the result); an origin they may not be embedded in is the hosted page's.
+    expect((await app.inject({ url: `/c/abc/return/att_gone?fields_origin=${encodeURIComponent('https://shop.example')}` })).headers.location).toBe(`/fields/returned?origin=${encodeURIComponent('https://shop.example')}`);
+    expect((await app.inject({ url: `/c/abc/return/att_1?fields_origin=${encodeURIComponent('https://*')}` })).headers.location).toBe('/c/abc');
   });
 
   it('shows the checkout page when the order refused it (expired), and 404 for an unknown attempt', async () => {

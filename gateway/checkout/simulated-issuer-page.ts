@@ -3,12 +3,40 @@ import { html } from './html.ts';
 import { fill, messagesFor, negotiateLocale } from './i18n.ts';
 import { renderDocument, type AssetUrls, type PageContext } from './layout.ts';
 import { renderNotFoundPage } from './notice-pages.ts';
-import { applySecurityHeaders } from './security-headers.ts';
+import { applySecurityHeaders, CONTENT_SECURITY_POLICY } from './security-headers.ts';
+import { checkEmbedderOrigin } from '../../sdk/fields/protocol.ts';
+import { FIELDS_ORIGIN_PARAM } from '../../src/modules/payment/application/payment-instrument.ts';
 
 /** What the simulated issuer's page shows. */
 export interface SimulatedIssuerView {
   readonly processorRef: string;
   readonly testCode: string;
+  /** The return leg the answer goes to, as the simulator signed it into the link. */
+  readonly returnUrl?: string;
+}
+
+/**
+ * Where the return leg of an embedded fields' payment ends: their frame page that tells the merchant's
+ * page (framed by that origin alone) to read the result. Undefined unless the origin is one the fields
+ * may be embedded in.
+ */
+export function fieldsReturnTarget(fieldsOrigin: string | undefined): string | undefined {
+  const origin = checkEmbedderOrigin(fieldsOrigin);
+  return origin ? `/fields/returned?origin=${encodeURIComponent(origin)}` : undefined;
+}
+
+/**
+ * The merchant origin a challenge of the embedded fields may be framed by: the one in its return leg,
+ * which the simulator signed into the link (so a link cannot be re-pointed at another site), and which
+ * must be an origin the fields may be embedded in. Undefined for the hosted page's challenges.
+ */
+export function issuerFramerOf(view: SimulatedIssuerView): string | undefined {
+  if (!view.returnUrl) return undefined;
+  try {
+    return checkEmbedderOrigin(new URL(view.returnUrl).searchParams.get(FIELDS_ORIGIN_PARAM)) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -65,13 +93,23 @@ export function registerSimulatedIssuer(app: FastifyInstance, issuer: SimulatedI
   app.register(
     async (scope) => {
       registerFormBody(scope);
-      scope.addHook('onSend', async (_req, reply, payload) => {
+      const framers = new WeakMap<FastifyRequest, string>();
+      scope.addHook('onSend', async (req, reply, payload) => {
         applySecurityHeaders(reply);
+        const framer = framers.get(req);
+        if (framer) {
+          // The embedded fields' overlay: framed by the merchant origin of the signed link, and by no other.
+          reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", `frame-ancestors ${framer}`));
+          reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
+          reply.removeHeader('X-Frame-Options');
+        }
         return payload;
       });
       scope.get<{ Params: { ref: string } }>('/:ref', async (req, reply) => {
         const view = issuer.page(req.params.ref, queryOf(req));
         if (!view) return sendHtml(reply, 404, renderNotFoundPage(context(req)));
+        const framer = issuerFramerOf(view);
+        if (framer) framers.set(req, framer);
         return sendHtml(reply, 200, renderIssuerPage(context(req), view, req.url));
       });
       scope.post<{ Params: { ref: string }; Body: Record<string, string> | undefined }>('/:ref', async (req, reply) => {

@@ -51,7 +51,7 @@ function sendAsset(req: FastifyRequest, reply: FastifyReply, asset: Asset, heade
 
 /**
  * Registers the embedded card fields: GET /js/fields.js (the merchant's library, loadable from any origin),
- * GET /fields/<card-number|card-expiry|card-cvc|challenge>?origin=<the merchant page's origin> (the frames,
+ * GET /fields/<card-number|card-expiry|card-cvc|returned>?origin=<the merchant page's origin> (the frames,
  * frameable by that origin only) and GET /fields/assets/<hashed name>. The hosted checkout pages keep
  * frame-ancestors 'none'.
  */

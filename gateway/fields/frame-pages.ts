@@ -5,7 +5,7 @@ export const FRAME_PAGES = {
   'card-number': { field: 'cardNumber', title: 'Card number', autocomplete: 'cc-number', maxlength: 23, placeholder: '1234 1234 1234 1234' },
   'card-expiry': { field: 'cardExpiry', title: 'Expiry date (MM / YY)', autocomplete: 'cc-exp', maxlength: 9, placeholder: 'MM / YY' },
   'card-cvc': { field: 'cardCvc', title: 'Security code (CVC)', autocomplete: 'cc-csc', maxlength: 4, placeholder: 'CVC' },
-  challenge: { field: 'challenge', title: 'Confirm your payment', autocomplete: 'one-time-code', maxlength: 12, placeholder: '' },
+  returned: { field: 'returned', title: 'Back from your bank', autocomplete: 'off', maxlength: 0, placeholder: '' },
 } as const;
 
 export type FramePage = keyof typeof FRAME_PAGES;
@@ -18,23 +18,16 @@ export interface FrameAssetUrls {
 
 /**
  * A field frame's document: one labelled input, its error text in a live region, the frame's stylesheet and
- * deferred script (no inline code, for the CSP). The challenge frame holds the issuer's code form instead.
+ * deferred script (no inline code, for the CSP). The returned page (where a 3-D Secure redirect of the fields
+ * ends, in the page's overlay) holds one line of text; its script tells the page to read the result.
  * The same for every merchant: the merchant's label, placeholder and style arrive by postMessage.
  */
 export function renderFramePage(page: FramePage, assets: FrameAssetUrls): string {
   const p = FRAME_PAGES[page];
   const body =
-    page === 'challenge'
-      ? html`<main class="challenge">
-<h1 id="t">Confirm your payment</h1>
-<p>Your bank asks you to confirm this payment.</p>
-<p id="h"></p>
-<form id="cf" novalidate>
-<label for="c">Verification code</label>
-<input id="c" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="12" aria-describedby="h s">
-<p id="s" class="status" role="status" aria-live="polite"></p>
-<button type="submit">Confirm</button><button type="button" id="x" class="secondary">Cancel</button>
-</form>
+    page === 'returned'
+      ? html`<main class="returned">
+<p role="status">Checking your payment…</p>
 </main>`
       : html`<label id="l" for="f" class="sr">${p.title}</label>
 <input id="f" class="input" type="text" inputmode="numeric" autocomplete="${p.autocomplete}" autocorrect="off" spellcheck="false" maxlength="${String(p.maxlength)}" placeholder="${p.placeholder}" aria-describedby="e">

@@ -166,7 +166,11 @@ async function listen(params: ListenParams): Promise<number> {
         stderr.write(`checkout listen: ${refusal(error, apiBase)}\n`);
         return 1;
       }
-      reason = connected ? `stream dropped: ${error.rawMessage}` : `cannot reach ${apiBase}: ${error.rawMessage}; is the service running?`;
+      // resource_exhausted: too many listens of this merchant open, or this one fell too far behind; both may pass.
+      reason =
+        error.code === Code.ResourceExhausted ? `the service ended the stream: ${error.rawMessage}`
+        : connected ? `stream dropped: ${error.rawMessage}`
+        : `cannot reach ${apiBase}: ${error.rawMessage}; is the service running?`;
     }
     const delay = backoffMs(failures++);
     stderr.write(`${reason}; reconnecting in ${(delay / 1000).toFixed(1)} s…\n`);

@@ -2,7 +2,7 @@
 // It mounts one iframe per field, served from the checkout host, and hears from them only state and results by
 // postMessage: from the checkout origin, and from its own frames' windows. Card data never reaches this page.
 import type { Brand, FieldErrorCode } from './card.ts';
-import { checkEmbedderOrigin, CLIENT_SECRET, FIELD_KINDS, FRAME_PATHS, parseFrameMessage, PUBLISHABLE_KEY, tagged, type ConfirmResult, type FieldKind, type ParentMessage } from './protocol.ts';
+import { checkEmbedderOrigin, CLIENT_SECRET, FIELD_KINDS, FRAME_PATHS, parseFrameMessage, PUBLISHABLE_KEY, tagged, type ConfirmResult, type FieldKind, type ParentMessage, type Redirect } from './protocol.ts';
 import { checkStyle, type FieldStyle } from './style.ts';
 
 /** Options of {@link CheckoutFields}. */
@@ -55,7 +55,7 @@ export interface FieldElement {
 /** What {@link CheckoutFields} answers. */
 export interface CheckoutFieldsInstance {
   create(kind: FieldKind, options?: FieldOptions): FieldElement;
-  /** Pays the order with the card in the fields; shows 3-D Secure in an overlay when the issuer asks for it. */
+  /** Pays the order with the card in the fields; shows the issuer's 3-D Secure page in an overlay when it asks for it. */
   confirm(options: { readonly name: string }): Promise<ConfirmResult>;
 }
 
@@ -181,29 +181,63 @@ export function CheckoutFields(options: CheckoutFieldsOptions): CheckoutFieldsIn
     if (back instanceof HTMLElement) back.focus();
   };
 
-  const openOverlay = () => {
+  /**
+   * Opens the issuer's page (3-D Secure) in a modal overlay: the frame navigates to it (GET), or a form of its
+   * fields is submitted into the frame (POST). Its return leg ends on the checkout host's /fields/returned,
+   * framed by this page's origin only, which tells us (the overlay's window, from the checkout origin) to read
+   * the result. Close abandons the challenge.
+   */
+  const openOverlay = (redirect: Redirect) => {
     if (overlay) return;
     const root = document.createElement('div');
     root.setAttribute('role', 'dialog');
     root.setAttribute('aria-modal', 'true');
     root.setAttribute('aria-label', 'Confirm your payment with your bank');
-    root.style.cssText = 'position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,0.55);display:flex;align-items:center;justify-content:center';
+    root.style.cssText = 'position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,0.55);display:flex;flex-direction:column;align-items:center;justify-content:center;gap:8px';
     const frame = document.createElement('iframe');
-    frame.src = frameUrl(FRAME_PATHS.challenge);
+    frame.name = `checkout-fields-${channel}`;
     frame.title = 'Payment authentication by your bank';
-    frame.style.cssText = 'border:0;border-radius:8px;background:#fff;width:min(420px,calc(100vw - 32px));height:min(440px,calc(100vh - 32px))';
-    root.appendChild(frame);
+    frame.style.cssText = 'border:0;border-radius:8px;background:#fff;width:min(440px,calc(100vw - 32px));height:min(600px,calc(100vh - 80px))';
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.textContent = 'Cancel';
+    close.style.cssText = 'font:inherit;padding:6px 16px;border-radius:6px;border:0;background:#fff;color:#1a1a1a;cursor:pointer';
+    close.addEventListener('click', () => fields.get('cardNumber')?.post({ type: 'abandon' }));
+    root.append(frame, close);
     // A modal: the rest of the page is out of reach (focus, pointer, screen readers) until the step ends.
     const inert = Array.from(document.body.children).filter((el): el is HTMLElement => el instanceof HTMLElement && !el.inert);
     for (const el of inert) el.inert = true;
     document.body.appendChild(root);
     overlay = { root, frame, returnFocus: document.activeElement, inert };
     frame.addEventListener('load', () => frame.focus());
+    if (redirect.method === 'GET') {
+      frame.src = redirect.url;
+      return;
+    }
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = redirect.url;
+    form.target = frame.name;
+    for (const [name, value] of Object.entries(redirect.fields)) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.appendChild(input);
+    }
+    root.appendChild(form);
+    form.submit();
+    form.remove();
   };
 
   window.addEventListener('message', (e) => {
     // Only the checkout origin, and only our own frames' windows.
     if (e.origin !== host) return;
+    if (overlay && e.source === overlay.frame.contentWindow) {
+      // The issuer sent the customer back (the return page, on the checkout host): the number frame reads the result.
+      if (parseFrameMessage(e.data)?.type === 'returned' && pending) fields.get('cardNumber')?.post({ type: 'returned' });
+      return;
+    }
     const field = e.source ? frames.get(e.source as Window) : undefined;
     if (!field) return;
     const m = parseFrameMessage(e.data);
@@ -231,8 +265,10 @@ export function CheckoutFields(options: CheckoutFieldsOptions): CheckoutFieldsIn
       case 'blur':
         field.emit(m.type);
         return;
-      case 'challenge':
-        if (field.kind === 'cardNumber' && pending) openOverlay();
+      case 'redirect':
+        if (field.kind === 'cardNumber' && pending) openOverlay(m.redirect);
+        return;
+      case 'returned':
         return;
       case 'result':
         if (field.kind !== 'cardNumber' || !pending || pending.id !== m.id) return;

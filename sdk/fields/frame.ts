@@ -1,11 +1,11 @@
-// The script of the field frames, served from the checkout host: one input per frame (card number, expiry, CVC)
-// and the 3-D Secure challenge shown in the page's overlay. Card data stays in these frames: the page gets only
+// The script of the field frames, served from the checkout host: one input per frame (card number, expiry, CVC),
+// and the page a 3-D Secure redirect returns to in the page's overlay (/fields/returned). Card data stays in these frames: the page gets only
 // state (empty, complete, brand, error code) by postMessage, to the origin it announced, which the gateway also
 // names in frame-ancestors. At confirm() the number frame asks its sibling frames for expiry and CVC over a
 // BroadcastChannel of the checkout origin (never through the page), and pays with a Connect JSON call to its own
 // origin, with the publishable key and the order's client secret.
 import { cardDigits, cvcState, detectBrand, expiryState, groupDigits, numberState, parseExpiry, type Brand, type FieldErrorCode, type FieldState } from './card.ts';
-import { checkEmbedderOrigin, parseChannelMessage, parseParentMessage, tagged, type ChannelMessage, type ConfirmResult, type FieldKind, type FrameMessage, type InitMessage } from './protocol.ts';
+import { checkEmbedderOrigin, checkRedirectUrl, parseChannelMessage, parseParentMessage, tagged, type ChannelMessage, type ConfirmResult, type FieldKind, type FrameMessage, type InitMessage } from './protocol.ts';
 import { styleVariables } from './style.ts';
 
 /** What the customer reads (announced by screen readers) when a field is wrong. */
@@ -24,11 +24,19 @@ interface Outcome {
   status?: string;
   declineCode?: string;
   message?: string;
-  challenge?: { attemptId?: string; hint?: string; testCode?: string };
-  checkout?: { attemptsRemaining?: number; order?: { id?: string } };
+  challenge?: { attemptId?: string; redirectUrl?: string; redirectMethod?: string; redirectFields?: Record<string, string> };
+  checkout?: CheckoutJson;
+}
+/** Proto3 JSON of a Checkout, as far as the frame reads it. */
+interface CheckoutJson {
+  attemptsRemaining?: number;
+  lastFailureCode?: string;
+  lastFailureMessage?: string;
+  order?: { id?: string; status?: string };
 }
 interface CallAnswer {
   outcome?: Outcome;
+  checkout?: CheckoutJson;
   code?: string;
   reason?: string;
   message?: string;
@@ -39,6 +47,10 @@ const $ = (id: string) => document.getElementById(id);
 function randomHex(bytes: number): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+// The merchant page's origin, once checked against the browser's ancestorOrigins: the payment calls announce it, so
+// that a redirect's return leg (and the simulated issuer's page) may be framed by that origin alone.
+let embedder = '';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -52,7 +64,7 @@ async function call(method: string, body: unknown, publishableKey: string, clien
     try {
       res = await fetch(`/checkout.v1.CheckoutService/${method}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', authorization: `Bearer ${publishableKey}`, 'checkout-client-secret': clientSecret },
+        headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', authorization: `Bearer ${publishableKey}`, 'checkout-client-secret': clientSecret, 'checkout-fields-origin': embedder },
         body: JSON.stringify(body),
         credentials: 'omit',
         cache: 'no-store',
@@ -64,6 +76,7 @@ async function call(method: string, body: unknown, publishableKey: string, clien
     }
     const json = (await res.json().catch(() => null)) as (Record<string, unknown> & { details?: Array<{ debug?: { code?: unknown } }> }) | null;
     if (res.ok && json && typeof json.outcome === 'object') return { outcome: json.outcome as Outcome };
+    if (res.ok && json && typeof json.checkout === 'object') return { checkout: json.checkout as CheckoutJson };
     const reason = Array.isArray(json?.details) ? json.details.map((d) => d.debug?.code).find((c) => typeof c === 'string') : undefined;
     return {
       code: typeof json?.code === 'string' ? json.code : res.status >= 500 ? 'unavailable' : 'unknown',
@@ -73,14 +86,18 @@ async function call(method: string, body: unknown, publishableKey: string, clien
   }
 }
 
-/** Starts the frame: checks where it is embedded, then wires the input or the challenge. */
+/** Starts the frame: checks where it is embedded, then wires the input, or tells the page its redirect came back. */
 function start(): void {
-  const kind = document.body.dataset.field as FieldKind | 'challenge' | undefined;
+  const kind = document.body.dataset.field as FieldKind | 'returned' | undefined;
   const origin = checkEmbedderOrigin(new URLSearchParams(location.search).get('origin'));
-  const channelName = /^#([0-9a-f]{32})$/.exec(location.hash)?.[1];
   // The page must be the one that announced itself: the gateway put it in frame-ancestors, and the browser says who embeds us.
   const ancestors = location.ancestorOrigins;
-  if (!kind || !origin || !channelName || window.parent === window || (ancestors && ancestors[0] !== origin)) return;
+  if (!kind || !origin || window.parent === window || (ancestors && ancestors[0] !== origin)) return;
+  // The overlay's last page: it says only "back" (to that origin, never '*'); the number frame reads the result.
+  if (kind === 'returned') return window.parent.postMessage(tagged({ type: 'returned' } satisfies FrameMessage), origin);
+  const channelName = /^#([0-9a-f]{32})$/.exec(location.hash)?.[1];
+  if (!channelName) return;
+  embedder = origin;
   const channel = new BroadcastChannel(`checkout-fields:${channelName}`);
   const toPage = (message: FrameMessage) => window.parent.postMessage(tagged(message), origin);
   const toFrames = (message: ChannelMessage) => channel.postMessage(tagged(message));
@@ -89,47 +106,7 @@ function start(): void {
     const m = parseChannelMessage(e.data);
     if (m) for (const l of listeners) l(m);
   };
-  if (kind === 'challenge') startChallenge(toFrames, listeners);
-  else startField(kind, origin, toPage, toFrames, listeners);
-}
-
-function startChallenge(toFrames: (m: ChannelMessage) => void, listeners: Array<(m: ChannelMessage) => void>): void {
-  const form = $('cf') as HTMLFormElement;
-  const code = $('c') as HTMLInputElement;
-  const hint = $('h')!;
-  const status = $('s')!;
-  let busy = false;
-  listeners.push((m) => {
-    if (m.type !== 'challenge-info') return;
-    busy = false;
-    hint.textContent = m.testCode ? `Test mode: enter ${m.testCode} to pass, anything else to fail.` : m.hint;
-    status.textContent = m.retry ? 'That code was not accepted. Try again.' : '';
-    code.value = '';
-    code.focus();
-  });
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    if (busy) return;
-    const value = code.value.trim();
-    if (!value) {
-      status.textContent = 'Enter the code.';
-      code.focus();
-      return;
-    }
-    busy = true;
-    status.textContent = 'Checking…';
-    toFrames({ type: 'challenge-answer', code: value });
-  });
-  const abandon = () => {
-    if (busy) return;
-    busy = true;
-    toFrames({ type: 'challenge-abandon' });
-  };
-  $('x')!.addEventListener('click', abandon);
-  document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') abandon();
-  });
-  toFrames({ type: 'challenge-ready' });
+  startField(kind, origin, toPage, toFrames, listeners);
 }
 
 function startField(kind: FieldKind, origin: string, toPage: (m: FrameMessage) => void, toFrames: (m: ChannelMessage) => void, listeners: Array<(m: ChannelMessage) => void>): void {
@@ -186,7 +163,7 @@ function startField(kind: FieldKind, origin: string, toPage: (m: FrameMessage) =
     if (m.type === 'collect' && kind !== 'cardNumber') toFrames({ type: 'value', nonce: m.nonce, field: kind, value: input.value });
   });
 
-  const pay = kind === 'cardNumber' ? createPayer(input, () => init, () => brand, show, toPage, toFrames, listeners) : null;
+  const payer = kind === 'cardNumber' ? createPayer(input, () => init, () => brand, show, toPage, toFrames, listeners) : null;
 
   window.addEventListener('message', (e) => {
     // Only the page that embeds us, from the origin it announced.
@@ -213,14 +190,23 @@ function startField(kind: FieldKind, origin: string, toPage: (m: FrameMessage) =
       if (kind === 'cardNumber' && brand !== 'unknown') toFrames({ type: 'brand', brand: (brand = 'unknown') });
       show('');
       report(false);
-    } else if (m.type === 'confirm' && pay) {
-      void pay(m.id, m.name);
+    } else if (m.type === 'confirm' && payer) {
+      void payer.pay(m.id, m.name);
+    } else if ((m.type === 'returned' || m.type === 'abandon') && payer) {
+      payer.redirectEnded(m.type);
     }
   });
   toPage({ type: 'loaded' });
 }
 
-/** The number frame's confirm(): gathers the card, pays, runs the challenge, answers the page. */
+/** The number frame's payments: confirm() (gathers the card, pays, answers the page) and the end of a redirect. */
+interface Payer {
+  pay(id: number, name: string): Promise<void>;
+  /** The page's overlay came back from the issuer (read the result), or the customer closed it (abandon the challenge). */
+  redirectEnded(how: 'returned' | 'abandon'): void;
+}
+
+/** The number frame's confirm(): gathers the card, pays, sends the page to the issuer when asked, answers the page. */
 function createPayer(
   input: HTMLInputElement,
   getInit: () => InitMessage | null,
@@ -229,18 +215,15 @@ function createPayer(
   toPage: (m: FrameMessage) => void,
   toFrames: (m: ChannelMessage) => void,
   listeners: Array<(m: ChannelMessage) => void>,
-): (id: number, name: string) => Promise<void> {
+): Payer {
   let busy = false;
-  let challenge: { attemptId: string; hint: string; testCode: string; retry: boolean; answering: boolean } | null = null;
+  // The challenge the page's overlay is showing (the issuer's page), until its return leg or its abandon.
+  let challenge: { attemptId: string; ending: boolean } | null = null;
   let finish: ((result: ConfirmResult) => void) | null = null;
   let credentials = { publishableKey: '', clientSecret: '', checkoutId: '' };
   // A submission whose answer never came (the network failed): confirming the same card again repeats its id,
   // so that the service answers the first outcome instead of charging twice. Kept in this frame's memory only.
   let unanswered: { card: string; submissionId: string } | null = null;
-
-  const sendInfo = () => {
-    if (challenge) toFrames({ type: 'challenge-info', hint: challenge.hint, testCode: challenge.testCode, retry: challenge.retry });
-  };
 
   /** Turns an answer of the service into the next step: done (a result), or a challenge to show. */
   const settle = (answer: CallAnswer) => {
@@ -253,10 +236,11 @@ function createPayer(
       return finish?.({ status: 'failed', code: answer.reason ?? answer.code ?? 'unknown', message: answer.message ?? '' });
     }
     if (o.status === 'PAYMENT_STATUS_REQUIRES_AUTHENTICATION' && o.challenge?.attemptId) {
-      const again = Boolean(challenge);
-      challenge = { attemptId: o.challenge.attemptId, hint: o.challenge.hint ?? '', testCode: o.challenge.testCode ?? '', retry: again, answering: false };
-      if (again) sendInfo();
-      else toPage({ type: 'challenge' });
+      // 3-D Secure is a redirect, as in the hosted page: the page opens the issuer's page in its overlay.
+      const url = checkRedirectUrl(new URL(o.challenge.redirectUrl ?? '', location.href).toString());
+      if (!o.challenge.redirectUrl || !url) return finish?.({ status: 'failed', code: 'authentication_unavailable', message: 'The issuer\'s check could not be shown.' });
+      challenge = { attemptId: o.challenge.attemptId, ending: false };
+      toPage({ type: 'redirect', redirect: { url, method: o.challenge.redirectMethod?.toUpperCase() === 'POST' ? 'POST' : 'GET', fields: { ...o.challenge.redirectFields } } });
       return;
     }
     if (o.status === 'PAYMENT_STATUS_SUCCEEDED') return finish?.({ status: 'paid', orderId: o.checkout?.order?.id ?? '' });
@@ -267,15 +251,31 @@ function createPayer(
     return finish?.({ status: 'failed', code: 'unknown', message: 'The payment service answered no outcome.' });
   };
 
-  listeners.push((m) => {
-    if (!challenge) return;
-    if (m.type === 'challenge-ready') sendInfo();
-    if ((m.type === 'challenge-answer' || m.type === 'challenge-abandon') && !challenge.answering) {
-      challenge.answering = true;
-      const body = m.type === 'challenge-answer' ? { code: m.code } : { abandon: true };
-      void call('CompleteAuthentication', { checkoutId: credentials.checkoutId, attemptId: challenge.attemptId, ...body }, credentials.publishableKey, credentials.clientSecret).then(settle);
+  /**
+   * The payment's result once its return leg completed it: read back with the client secret (the return page
+   * says only "back", whoever framed it). The order may still be settling for a moment: read again, briefly.
+   */
+  const readResult = async (): Promise<ConfirmResult> => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const answer = await call('GetCheckout', { checkoutId: credentials.checkoutId }, credentials.publishableKey, credentials.clientSecret);
+      const c = answer.checkout;
+      if (!c) return { status: 'failed', code: answer.reason ?? answer.code ?? 'unknown', message: answer.message ?? '' };
+      const status = c.order?.status;
+      if (status === 'ORDER_STATUS_PAID' || status === 'ORDER_STATUS_AUTHORIZED') return { status: 'paid', orderId: c.order?.id ?? '' };
+      // Proto3 JSON leaves zero out: no attemptsRemaining means none left.
+      if (status === 'ORDER_STATUS_FAILED') return { status: 'declined', code: c.lastFailureCode || 'declined', message: c.lastFailureMessage || 'The card was declined.', attemptsRemaining: c.attemptsRemaining ?? 0 };
+      if (status === 'ORDER_STATUS_EXPIRED') return { status: 'failed', code: 'checkout_expired', message: 'This checkout has expired.' };
+      await sleep(250 * (attempt + 1));
     }
-  });
+    return { status: 'failed', code: 'payment_pending', message: 'The payment is still being processed.' };
+  };
+
+  const redirectEnded = (how: 'returned' | 'abandon') => {
+    if (!challenge || challenge.ending) return;
+    challenge.ending = true;
+    if (how === 'returned') void readResult().then((r) => finish?.(r));
+    else void call('CompleteAuthentication', { checkoutId: credentials.checkoutId, attemptId: challenge.attemptId, abandon: true }, credentials.publishableKey, credentials.clientSecret).then(settle);
+  };
 
   /** Asks the sibling frames for their values; answers what came within 3 s. */
   const collect = () =>
@@ -297,7 +297,7 @@ function createPayer(
       toFrames({ type: 'collect', nonce });
     });
 
-  return async (id, name) => {
+  const pay = async (id: number, name: string) => {
     const answer = (result: ConfirmResult) => toPage({ type: 'result', id, result });
     const init = getInit();
     if (busy) return answer({ status: 'failed', code: 'confirm_in_progress', message: 'A payment is already being confirmed.' });
@@ -344,6 +344,7 @@ function createPayer(
     busy = false;
     answer(result);
   };
+  return { pay, redirectEnded };
 }
 
 start();

@@ -14,6 +14,9 @@ describe('parseFrameMessage (frame → page)', () => {
       id: 3,
       result: { status: 'declined', code: 'expired_card', message: 'Expired.', attemptsRemaining: 9 },
     });
+    const issuer = { url: 'https://acs.bank.example/challenge?ref=1', method: 'POST', fields: { creq: 'eyJ' } };
+    expect(parseFrameMessage({ tag: TAG, type: 'redirect', redirect: issuer })).toEqual({ type: 'redirect', redirect: issuer });
+    expect(parseFrameMessage({ tag: TAG, type: 'returned', result: 'paid' })).toEqual({ type: 'returned' });
   });
 
   it.each([
@@ -26,6 +29,12 @@ describe('parseFrameMessage (frame → page)', () => {
     ['a result with a bad status', { tag: TAG, type: 'result', id: 1, result: { status: 'ok' } }],
     ['a result code that is not a code', { tag: TAG, type: 'result', id: 1, result: { status: 'failed', code: 'Card 4242424242424242', message: '' } }],
     ['a negative height', { tag: TAG, type: 'ready', height: -1 }],
+    // The overlay opens an issuer's page, never a script or a plain-http page elsewhere.
+    ['a javascript: redirect', { tag: TAG, type: 'redirect', redirect: { url: 'javascript:alert(1)', method: 'GET', fields: {} } }],
+    ['a plain-http redirect off loopback', { tag: TAG, type: 'redirect', redirect: { url: 'http://acs.bank.example/x', method: 'GET', fields: {} } }],
+    ['a redirect with credentials', { tag: TAG, type: 'redirect', redirect: { url: 'https://u:p@acs.bank.example/x', method: 'GET', fields: {} } }],
+    ['a redirect by another method', { tag: TAG, type: 'redirect', redirect: { url: 'https://acs.bank.example/x', method: 'PUT', fields: {} } }],
+    ['a redirect field that is not text', { tag: TAG, type: 'redirect', redirect: { url: 'https://acs.bank.example/x', method: 'POST', fields: { a: 1 } } }],
     ['a string', `${TAG}:focus`],
     ['null', null],
   ])('drops %s', (_name, data) => {
@@ -52,10 +61,11 @@ describe('parseParentMessage (page → frame)', () => {
 });
 
 describe('parseChannelMessage (frame → frame)', () => {
-  it('passes values and challenge steps, drops anything else', () => {
+  it('passes values and field errors, drops anything else', () => {
     expect(parseChannelMessage({ tag: TAG, type: 'value', nonce: 'n1', field: 'cardCvc', value: '123' })).toEqual({ type: 'value', nonce: 'n1', field: 'cardCvc', value: '123' });
     expect(parseChannelMessage({ tag: TAG, type: 'value', nonce: 'n1', field: 'cardNumber', value: '4242' })).toBeNull();
-    expect(parseChannelMessage({ tag: TAG, type: 'challenge-answer', code: '123456' })).toEqual({ type: 'challenge-answer', code: '123456' });
+    // The in-frame challenge is gone: 3-D Secure is the issuer's page, in the page's overlay.
+    expect(parseChannelMessage({ tag: TAG, type: 'challenge-answer', code: '123456' })).toBeNull();
     expect(parseChannelMessage({ tag: TAG, type: 'invalid', field: 'cardExpiry', error: 'card_expiry_past' })).toEqual({ type: 'invalid', field: 'cardExpiry', error: 'card_expiry_past' });
     expect(parseChannelMessage({ tag: TAG, type: 'invalid', field: 'cardExpiry', error: 'boom' })).toBeNull();
   });

@@ -11,13 +11,23 @@ export const TAG = 'checkout-fields/1';
 export type FieldKind = 'cardNumber' | 'cardExpiry' | 'cardCvc';
 export const FIELD_KINDS: readonly FieldKind[] = ['cardNumber', 'cardExpiry', 'cardCvc'];
 
-/** The path of each frame page on the checkout host. */
-export const FRAME_PATHS: Readonly<Record<FieldKind | 'challenge', string>> = {
+/** The path of each field's frame page on the checkout host. */
+export const FRAME_PATHS: Readonly<Record<FieldKind, string>> = {
   cardNumber: '/fields/card-number',
   cardExpiry: '/fields/card-expiry',
   cardCvc: '/fields/card-cvc',
-  challenge: '/fields/challenge',
 };
+
+/**
+ * Where the issuer asks to send the customer (3-D Secure): the page opens it in its overlay, by
+ * navigation (GET) or by a form of `fields` submitted to it (POST). The return leg ends on the frame
+ * page /fields/returned, which posts {@link FrameMessage} `returned` to the page.
+ */
+export interface Redirect {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly fields: Readonly<Record<string, string>>;
+}
 
 /** What confirm() resolves with. */
 export type ConfirmResult =
@@ -34,7 +44,10 @@ export type FrameMessage =
   | { readonly type: 'change'; readonly empty: boolean; readonly complete: boolean; readonly brand: Brand; readonly error: FieldErrorCode | '' }
   | { readonly type: 'focus' }
   | { readonly type: 'blur' }
-  | { readonly type: 'challenge' }
+  /** The number frame: the issuer's challenge, to open in the overlay. */
+  | { readonly type: 'redirect'; readonly redirect: Redirect }
+  /** The overlay's return page: the redirect came back, the result can be read. */
+  | { readonly type: 'returned' }
   | { readonly type: 'result'; readonly id: number; readonly result: ConfirmResult };
 
 /** What the page sends a frame once the frame says it has loaded. */
@@ -53,18 +66,17 @@ export type ParentMessage =
   | InitMessage
   | { readonly type: 'confirm'; readonly id: number; readonly name: string }
   | { readonly type: 'focus' }
-  | { readonly type: 'clear' };
+  | { readonly type: 'clear' }
+  /** To the number frame: the overlay came back from the redirect (read the result), or the customer closed it. */
+  | { readonly type: 'returned' }
+  | { readonly type: 'abandon' };
 
 /** A message between frames of the checkout origin: values are asked for by the number frame at confirm(). */
 export type ChannelMessage =
   | { readonly type: 'collect'; readonly nonce: string }
   | { readonly type: 'value'; readonly nonce: string; readonly field: 'cardExpiry' | 'cardCvc'; readonly value: string }
   | { readonly type: 'brand'; readonly brand: Brand }
-  | { readonly type: 'invalid'; readonly field: FieldKind; readonly error: FieldErrorCode }
-  | { readonly type: 'challenge-ready' }
-  | { readonly type: 'challenge-info'; readonly hint: string; readonly testCode: string; readonly retry: boolean }
-  | { readonly type: 'challenge-answer'; readonly code: string }
-  | { readonly type: 'challenge-abandon' };
+  | { readonly type: 'invalid'; readonly field: FieldKind; readonly error: FieldErrorCode };
 
 export const PUBLISHABLE_KEY = /^pk_(test|live)_[A-Za-z0-9]{8,128}$/;
 export const CLIENT_SECRET = /^ord_[A-Za-z0-9]{8,64}_secret_[A-Za-z0-9_-]{16,128}$/;
@@ -79,6 +91,26 @@ const isCode = (v: unknown): v is string => typeof v === 'string' && /^[a-z][a-z
 /** Wraps a message with {@link TAG} for sending. */
 export function tagged<T extends { type: string }>(message: T): T & { tag: string } {
   return { tag: TAG, ...message };
+}
+
+/** An issuer's page the overlay may open: an https URL (http on a loopback host, in development), no credentials. */
+export function checkRedirectUrl(value: unknown): string | null {
+  if (!isText(value, 4096)) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  return !url.username && !url.password && checkEmbedderOrigin(url.origin) ? url.toString() : null;
+}
+
+function checkRedirect(v: unknown): Redirect | null {
+  if (!isObject(v) || (v.method !== 'GET' && v.method !== 'POST') || !isObject(v.fields)) return null;
+  const url = checkRedirectUrl(v.url);
+  const fields = Object.entries(v.fields);
+  if (!url || fields.length > 50 || !fields.every(([k, f]) => isText(k, 200) && isText(f, 8192))) return null;
+  return { url, method: v.method, fields: Object.fromEntries(fields) as Record<string, string> };
 }
 
 function checkResult(v: unknown): ConfirmResult | null {
@@ -96,8 +128,12 @@ export function parseFrameMessage(data: unknown): FrameMessage | null {
     case 'loaded':
     case 'focus':
     case 'blur':
-    case 'challenge':
+    case 'returned':
       return { type: data.type };
+    case 'redirect': {
+      const redirect = checkRedirect(data.redirect);
+      return redirect ? { type: 'redirect', redirect } : null;
+    }
     case 'ready':
       return isCount(data.height, 2000) ? { type: 'ready', height: data.height } : null;
     case 'change': {
@@ -136,6 +172,8 @@ export function parseParentMessage(data: unknown): ParentMessage | null {
       return isCount(data.id, Number.MAX_SAFE_INTEGER) && isText(data.name, 200) ? { type: 'confirm', id: data.id, name: data.name } : null;
     case 'focus':
     case 'clear':
+    case 'returned':
+    case 'abandon':
       return { type: data.type };
     default:
       return null;
@@ -154,13 +192,6 @@ export function parseChannelMessage(data: unknown): ChannelMessage | null {
       return BRANDS.includes(data.brand as Brand) ? { type: 'brand', brand: data.brand as Brand } : null;
     case 'invalid':
       return FIELD_KINDS.includes(data.field as FieldKind) && FIELD_ERROR_CODES.includes(data.error as FieldErrorCode) ? { type: 'invalid', field: data.field as FieldKind, error: data.error as FieldErrorCode } : null;
-    case 'challenge-info':
-      return isText(data.hint, 300) && isText(data.testCode, 32) && isBool(data.retry) ? { type: 'challenge-info', hint: data.hint, testCode: data.testCode, retry: data.retry } : null;
-    case 'challenge-answer':
-      return isText(data.code, 32) ? { type: 'challenge-answer', code: data.code } : null;
-    case 'challenge-ready':
-    case 'challenge-abandon':
-      return { type: data.type };
     default:
       return null;
   }

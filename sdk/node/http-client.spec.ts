@@ -175,4 +175,18 @@ describe('the server SDK\'s transport', () => {
     expect(() => new Checkout('', { baseUrl: 'http://x' })).toThrow(/secret key/);
     expect(() => new Checkout('sk_test_1', { baseUrl: 'api.example' })).toThrow(/baseUrl/);
   });
+
+  it('refuses a base URL with a user or password in it, and names neither in its message', async () => {
+    for (const baseUrl of ['http://user:s3cret@api.test', 'https://user@api.test/v1', 'http://:s3cret@api.test']) {
+      let error: unknown;
+      try {
+        new Checkout('sk_test_1', { baseUrl, fetch: async () => new Response('{}') });
+      } catch (err) {
+        error = err;
+      }
+      expect(error, baseUrl).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(/refuses a baseUrl with a user or password/);
+      expect((error as Error).message).not.toMatch(/s3cret|user@/);
+    }
+  });
 });

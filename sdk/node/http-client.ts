@@ -54,11 +54,25 @@ export class HttpClient {
   readonly #random: () => number;
   readonly #newKey: () => string | Promise<string>;
 
-  /** @throws TypeError when the key or the base URL is missing. */
+  /** @throws TypeError when the key or the base URL is missing, or the base URL carries a user or password. */
   constructor(secretKey: string, config: CheckoutConfig) {
     if (typeof secretKey !== 'string' || secretKey === '') throw new TypeError('new Checkout(secretKey, {baseUrl}) needs your secret key (sk_test_… or sk_live_…) as its first argument.');
     if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
       throw new TypeError('new Checkout(secretKey, {baseUrl}) needs baseUrl, the http(s) URL of the service\'s REST API (your sandbox\'s api_base_url).');
+    }
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(config.baseUrl);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed) throw new TypeError('new Checkout(secretKey, {baseUrl}) needs baseUrl, the http(s) URL of the service\'s REST API (your sandbox\'s api_base_url); the one given is not a URL.');
+    // A user or password in the URL would be repeated in every error message and log line that names the service;
+    // the secret key is what authenticates. (The URL itself is not repeated here, so neither are they.)
+    if (parsed.username !== '' || parsed.password !== '') {
+      throw new TypeError(
+        'new Checkout(secretKey, {baseUrl}) refuses a baseUrl with a user or password in it (http://user:pass@host): the secret key is what authenticates, and credentials in the URL would show in error messages. Give the URL without them.',
+      );
     }
     this.#key = secretKey;
     this.#baseUrl = config.baseUrl.replace(/\/+$/, '');

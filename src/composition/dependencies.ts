@@ -42,12 +42,15 @@ export async function chooseDatabase(config: Pick<Config, 'databaseUrl' | 'embed
     started: `started in ${server.timings.startMs} ms`,
     joined: `already running as pid ${server.pid}`,
   }[server.how];
-  const where = path.relative(process.cwd(), server.dataDir) || '.';
+  const shown = (file: string) => {
+    const where = path.relative(process.cwd(), file) || '.';
+    return where.startsWith('..') ? file : where;
+  };
   return {
     url: server.url(EMBEDDED_DATABASE),
     embedded: true,
     description:
-      `embedded Postgres ${server.version} in ${where.startsWith('..') ? server.dataDir : where} on 127.0.0.1:${server.port}` +
+      `embedded Postgres ${server.version} in ${shown(server.dataDir)} on the unix socket ${shown(path.join(server.socketDir, `.s.PGSQL.${server.port}`))}` +
       ` (${how}${server.runsAs ? `; runs as ${server.runsAs}` : ''}; set DATABASE_URL to use another)`,
     async release() {
       await server.release();

@@ -45,7 +45,10 @@ export class CuttablePostgres {
         client.on('data', () => (this.#heard += 1));
         return;
       }
-      const upstream = net.connect({ host: this.#target.hostname, port: Number(this.#target.port || 5432) });
+      // The embedded Postgres listens on a unix socket only: its URL's host is the socket's directory, percent-encoded.
+      const upstream = this.#target.hostname.startsWith('%2F')
+        ? net.connect({ path: `${decodeURIComponent(this.#target.hostname)}/.s.PGSQL.${this.#target.port || 5432}` })
+        : net.connect({ host: this.#target.hostname, port: Number(this.#target.port || 5432) });
       for (const socket of [client, upstream]) {
         this.#sockets.add(socket);
         socket.on('error', () => undefined);

@@ -1,7 +1,7 @@
 // A PgBouncer of the test's own, in transaction mode, on a loopback port in front of the test Postgres:
 // generated config, trust auth with a userlist, its files in a temporary directory.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -60,7 +60,9 @@ export async function startPgBouncer(options: { poolSize?: number; databases?: R
     pidfile: path.join(dir, 'pgbouncer.pid'),
     ...options.settings,
   };
-  const host = `host=${server.hostname || '127.0.0.1'} port=${server.port || '5432'}`;
+  // The embedded Postgres listens on a unix socket only; its URL's host is the socket's directory, percent-encoded.
+  const socketDir = server.hostname.startsWith('%2F') ? decodeURIComponent(server.hostname) : undefined;
+  const host = `host=${socketDir ?? (server.hostname || '127.0.0.1')} port=${server.port || '5432'}`;
   const databases = Object.entries(options.databases ?? {}).map(([name, conn]) => `${name} = ${host} ${conn}`);
   writeFileSync(
     path.join(dir, 'pgbouncer.ini'),
@@ -69,12 +71,14 @@ export async function startPgBouncer(options: { poolSize?: number; databases?: R
   );
   // The server's password, if its URL has one (the embedded Postgres's has): PgBouncer logs in to the server with it.
   writeFileSync(path.join(dir, 'userlist.txt'), `"${user}" "${decodeURIComponent(server.password)}"\n`, { mode: 0o600 });
+  // As root it runs as the server's user: `postgres`, or the embedded Postgres's (the only one that may enter its socket's directory).
+  const runAs = socketDir ? spawnSync('id', ['-nu', String(statSync(socketDir).uid)], { encoding: 'utf8' }).stdout.trim() : 'postgres';
   if (asRoot) {
-    // Read by pgbouncer once it runs as the Postgres user.
-    const ids = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    // Read by pgbouncer once it runs as that user.
+    const ids = (flag: string) => Number(spawnSync('id', [flag, runAs], { encoding: 'utf8' }).stdout.trim());
     chownSync(path.join(dir, 'userlist.txt'), ids('-u'), ids('-g'));
   }
-  const args = [...(asRoot ? ['-u', 'postgres'] : []), path.join(dir, 'pgbouncer.ini')];
+  const args = [...(asRoot ? ['-u', runAs] : []), path.join(dir, 'pgbouncer.ini')];
   const child: ChildProcess = spawn(PGBOUNCER_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -78,7 +78,7 @@ const PROBE_TIMEOUT_MS = 5000;
 
 /** The Postgres server of a test run. */
 export interface TestPostgres {
-  /** Server URL without a database name (postgres://user[:password]@host:port). */
+  /** Server URL without a database name (postgres://user[:password]@host:port; the embedded one's host is its socket's directory, percent-encoded). */
   readonly url: string;
   /** One line for the run's output: which server, and why that one. */
   readonly description: string;
@@ -139,7 +139,7 @@ export async function resolveTestPostgres(env: NodeJS.ProcessEnv = process.env, 
   const ms = Math.round(performance.now() - began);
   return {
     url: server.url('').replace(/\/$/, ''),
-    description: `embedded Postgres ${server.version} on 127.0.0.1:${server.port}, ${server.how === 'joined' ? 'shared with a run already using it' : `${server.how} in ${ms} ms`}, in ${dir} (${why})`,
+    description: `embedded Postgres ${server.version} on the unix socket ${path.join(server.socketDir, `.s.PGSQL.${server.port}`)}, ${server.how === 'joined' ? 'shared with a run already using it' : `${server.how} in ${ms} ms`}, in ${dir} (${why})`,
     async stop() {
       await server.release();
     },

@@ -6,6 +6,8 @@
 //
 // One directory holds everything of one cluster (docs/embedded-postgres.md):
 //   data/           PGDATA (initdb'd into data.initdb-<pid>/ and renamed, so an interrupted initdb leaves no half cluster)
+//   socket/         the server's unix socket, its only listener (mode 0700, the server's user's: no TCP port that
+//                   another local user could take over once the postmaster dies, and ask the password of)
 //   password        the generated password of the `postgres` role (mode 0600; password auth only)
 //   postgres.log    the server's log
 //   lock            held while a process starts, joins or stops the server (it contains the holder's pid)
@@ -18,7 +20,6 @@ import { randomBytes } from 'node:crypto';
 import { chmod, chown, cp, link, lstat, mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,8 +38,13 @@ export interface EmbeddedPostgresOptions {
    * created (a system account without login or home) when it does not exist. Unused otherwise.
    */
   readonly systemUser: string;
-  /** Lines worth telling the operator while it works (initdb on a first start, a user created). */
+  /** Lines worth telling the operator while it works (initdb on a first start, a user created, a restart). */
   readonly onProgress?: (line: string) => void;
+  /**
+   * How often (ms) to check that the postmaster lives while this process holds its lease, and start it again when
+   * it died (killed, out of memory); default 1000, 0 never.
+   */
+  readonly watchMs?: number;
 }
 
 /** How this process came to use the server. */
@@ -46,10 +52,17 @@ export type EmbeddedPostgresStart = 'initialised' | 'started' | 'joined';
 
 /** A running embedded Postgres this process holds a lease on. */
 export interface EmbeddedPostgres {
-  /** postgres://postgres:password@127.0.0.1:port/database (the password generated at initdb, kept in dir/password) */
+  /**
+   * postgres://postgres:password@%2F…%2Fsocket:port/database: the unix socket in {@link EmbeddedPostgres.socketDir}
+   * (the host is that directory, percent-encoded, as node-postgres and libpq read it; the password generated at initdb,
+   * kept in dir/password). The same across restarts.
+   */
   url(database: string): string;
+  /** The port, which only names the socket (socketDir/.s.PGSQL.<port>): the server listens on no TCP port. */
   readonly port: number;
-  /** The postmaster's pid. */
+  /** The directory of the server's unix socket (mode 0700, the server's user's). */
+  readonly socketDir: string;
+  /** The postmaster's pid (a new one after the server was started again). */
   readonly pid: number;
   readonly dataDir: string;
   /** The server's version, e.g. 16.14. */
@@ -81,10 +94,13 @@ interface RunAs {
 
 const LOCK_WAIT_MS = 120_000;
 const PG_CTL_WAIT_S = 60;
-/** Ports tried first lie in [15432, 25432): clear of a system Postgres on 5432 and of Linux's ephemeral range (32768+). */
+/** The socket's port (its file's name) lies in [15432, 25432): a psql given only the directory is not mistaken for a system Postgres's 5432. */
 const PREFERRED_PORT_BASE = 15_432;
 const PREFERRED_PORT_SPAN = 10_000;
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+const WATCH_MS = 1000;
+/** The longest socket path the platforms take (sun_path: 108 bytes on Linux, 104 on macOS, both with a final NUL). */
+const SOCKET_PATH_MAX = process.platform === 'linux' ? 107 : 103;
 
 /** Where the platform's binaries are, resolved from the embedded-postgres package without importing it. */
 export function embeddedPostgresBinaries(): Binaries {
@@ -128,6 +144,17 @@ export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Pro
   // Its real path, checked: the password, the log and the lock are written (and, under root, chowned) in it.
   const dir = await trustedDirectory(path.resolve(options.dir));
   const dataDir = path.join(dir, 'data');
+  const socketDir = path.join(dir, 'socket');
+  const port = socketPort(dataDir);
+  const socketFile = path.join(socketDir, `.s.PGSQL.${port}`);
+  if (Buffer.byteLength(socketFile) > SOCKET_PATH_MAX) {
+    throw new EmbeddedPostgresError(
+      `The embedded Postgres's socket would be ${socketFile}, longer than the ${SOCKET_PATH_MAX} bytes a unix socket's path may have: point EMBEDDED_POSTGRES_DIR at a shorter path, or set DATABASE_URL.`,
+    );
+  }
+  if (/["',\\\n]/.test(socketDir)) {
+    throw new EmbeddedPostgresError(`The embedded Postgres's directory ${dir} has a quote, comma, backslash or newline in its path, which Postgres cannot take as its socket's directory: point EMBEDDED_POSTGRES_DIR elsewhere, or set DATABASE_URL.`);
+  }
   const progress = options.onProgress ?? (() => undefined);
 
   return withLock(dir, async () => {
@@ -136,7 +163,8 @@ export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Pro
       binaries = await reachableBinaries(binaries, runAs, progress);
       await checkReachable(runAs, [dir]);
     }
-    let server = await runningServer(dataDir);
+    await ensureSocketDir(socketDir, runAs);
+    let server = await runningServer(dataDir, socketDir);
     let how: EmbeddedPostgresStart = 'joined';
     const timings: { initdbMs?: number; startMs?: number } = {};
     if (!server) {
@@ -152,22 +180,58 @@ export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Pro
       }
       await checkOwner(dataDir, runAs);
       const began = performance.now();
-      server = await startServer(binaries, dir, dataDir, runAs);
+      server = await startServer(binaries, dir, dataDir, socketDir, port, runAs);
       timings.startMs = Math.round(performance.now() - began);
     }
     const password = await readPassword(dir);
     const lease = await takeLease(dir);
-    const { pid, port } = server;
+    let pid = server.pid;
+    let released = false;
+    let restarting: Promise<void> | undefined;
+    const found = binaries;
+    // A postmaster that dies (kill -9, the OOM killer) is started again by a process that holds a lease, on the same
+    // socket, so the pools' next connection finds it; the lock makes one process do it and the others join.
+    const restart = async () => {
+      await withLock(dir, async () => {
+        if (released) return;
+        await ensureSocketDir(socketDir, runAs);
+        let now = await runningServer(dataDir, socketDir);
+        if (!now) {
+          await checkOwner(dataDir, runAs);
+          now = await startServer(found, dir, dataDir, socketDir, port, runAs);
+          progress(`The embedded Postgres (pid ${pid}) had stopped; started it again (pid ${now.pid})`);
+        }
+        pid = now.pid;
+      });
+    };
+    const watchMs = options.watchMs ?? WATCH_MS;
+    const watch = watchMs > 0
+      ? setInterval(() => {
+          if (released || restarting || alive(pid)) return;
+          restarting = restart()
+            .catch((err: unknown) => progress(`The embedded Postgres (pid ${pid}) has stopped and could not be started again: ${err instanceof Error ? err.message : String(err)}`))
+            .finally(() => (restarting = undefined));
+        }, watchMs)
+      : undefined;
+    watch?.unref();
     return {
-      url: (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+      url: (database: string) => `postgres://postgres:${encodeURIComponent(password)}@${encodeURIComponent(socketDir)}:${port}/${encodeURIComponent(database)}`,
       port,
-      pid,
+      socketDir,
+      get pid() {
+        return pid;
+      },
       dataDir,
-      version: binaries.version,
+      version: found.version,
       how,
       runsAs: runAs?.name,
       timings,
-      release: () => releaseLease(binaries, dir, dataDir, lease, pid, runAs),
+      async release() {
+        released = true;
+        if (watch) clearInterval(watch);
+        await restarting;
+        return releaseLease(found, dir, dataDir, lease, pid, runAs);
+      },
     };
   });
 }
@@ -175,7 +239,7 @@ export async function useEmbeddedPostgres(options: EmbeddedPostgresOptions): Pro
 // ------------------------------------------------------------------ the running server
 
 /** What data/postmaster.pid says of a live postmaster of this data directory, once it is ready. */
-async function runningServer(dataDir: string): Promise<{ pid: number; port: number } | undefined> {
+async function runningServer(dataDir: string, socketDir: string): Promise<{ pid: number; port: number } | undefined> {
   const deadline = Date.now() + PG_CTL_WAIT_S * 1000;
   for (;;) {
     const file = await readPostmasterPid(dataDir);
@@ -194,7 +258,15 @@ async function runningServer(dataDir: string): Promise<{ pid: number; port: numb
       await unlink(path.join(dataDir, 'postmaster.pid')).catch(() => undefined);
       return undefined;
     }
-    if (file.status === 'ready') return { pid: file.pid, port: file.port };
+    if (file.status === 'ready') {
+      if (file.socketDir !== socketDir) {
+        throw new EmbeddedPostgresError(
+          `The embedded Postgres in ${dataDir} (pid ${file.pid}) was started by an older version, listening on TCP instead of on the unix socket in ${socketDir}: ` +
+            `stop it once nothing uses it (kill -INT ${file.pid}) and start again.`,
+        );
+      }
+      return { pid: file.pid, port: file.port };
+    }
     // starting (crash recovery) or stopping: wait for either end.
     if (Date.now() > deadline) {
       throw new EmbeddedPostgresError(`The embedded Postgres in ${dataDir} (pid ${file.pid}) has been "${file.status}" for ${PG_CTL_WAIT_S} s; see ${path.join(path.dirname(dataDir), 'postgres.log')}.`);
@@ -204,7 +276,7 @@ async function runningServer(dataDir: string): Promise<{ pid: number; port: numb
 }
 
 /** data/postmaster.pid: pid, data directory, start time, port, socket directory, listen address, shared memory key, status. */
-async function readPostmasterPid(dataDir: string): Promise<{ pid: number; port: number; status: string } | undefined> {
+async function readPostmasterPid(dataDir: string): Promise<{ pid: number; port: number; socketDir: string; status: string } | undefined> {
   let text: string;
   try {
     text = await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8');
@@ -216,25 +288,27 @@ async function readPostmasterPid(dataDir: string): Promise<{ pid: number; port: 
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   // Written in two steps: the status line comes last, once the server listens.
-  return { pid, port: Number.isInteger(port) ? port : 0, status: (lines[7] ?? '').trim() || 'starting' };
+  return { pid, port: Number.isInteger(port) ? port : 0, socketDir: (lines[4] ?? '').trim(), status: (lines[7] ?? '').trim() || 'starting' };
 }
 
-/** Starts the postmaster with pg_ctl (in a session of its own, so a ^C to this process's terminal does not reach it). */
-async function startServer(binaries: Binaries, dir: string, dataDir: string, runAs: RunAs | undefined): Promise<{ pid: number; port: number }> {
+/**
+ * Starts the postmaster with pg_ctl (in a session of its own, so a ^C to this process's terminal does not reach it),
+ * listening on the unix socket in socketDir only: no TCP port, whatever the cluster's postgresql.conf says (one made
+ * by an older version listened on 127.0.0.1), so no other local user can stand in for it once it dies.
+ */
+async function startServer(binaries: Binaries, dir: string, dataDir: string, socketDir: string, port: number, runAs: RunAs | undefined): Promise<{ pid: number; port: number }> {
   const log = path.join(dir, 'postgres.log');
   await rotateLog(log);
   const handle = await open(log, 'a', 0o600);
   await handle.close();
   if (runAs) await chown(log, runAs.uid, runAs.gid);
+  // pg_ctl hands -o to postgres through /bin/sh: the directory is single-quoted for the shell, double-quoted for Postgres's list.
+  const options = `-p ${port} -c listen_addresses= -k '"${socketDir}"'`;
   let lastError = '';
-  const tried = new Set<number>();
-  // A port found free can be taken before Postgres binds it, and a postmaster killed a moment ago may still have
-  // backends holding its shared memory: a few attempts.
+  // A postmaster killed a moment ago may still have backends holding its shared memory: a few attempts.
   for (let attempt = 0; attempt < 4; attempt += 1) {
-    const port = await choosePort(dataDir, tried);
-    tried.add(port);
     const before = (await stat(log)).size;
-    const result = await run(binaries.pgCtl, ['start', '-D', dataDir, '-l', log, '-w', '-t', String(PG_CTL_WAIT_S), '-s', '-o', `-p ${port}`], runAs);
+    const result = await run(binaries.pgCtl, ['start', '-D', dataDir, '-l', log, '-w', '-t', String(PG_CTL_WAIT_S), '-s', '-o', options], runAs);
     if (result.code === 0) {
       const file = await readPostmasterPid(dataDir);
       if (file) return { pid: file.pid, port: file.port };
@@ -245,35 +319,30 @@ async function startServer(binaries: Binaries, dir: string, dataDir: string, run
   throw new EmbeddedPostgresError(`The embedded Postgres in ${dataDir} did not start: ${lastError.split('\n').slice(-8).join('\n')}`);
 }
 
-/** The data directory's preferred port (the same on every start, so a client's URL stays valid), or else one that is free. */
-async function choosePort(dataDir: string, tried: ReadonlySet<number>): Promise<number> {
+/**
+ * The port of the data directory, which only names its socket file (.s.PGSQL.<port>) since the server listens on no
+ * TCP port: derived from the directory's path, so the same on every start, and a client's URL stays valid.
+ */
+function socketPort(dataDir: string): number {
   let hash = 0;
   for (const char of dataDir) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  const preferred = PREFERRED_PORT_BASE + (hash % PREFERRED_PORT_SPAN);
-  for (let offset = 0; offset < 10; offset += 1) {
-    const port = preferred + offset;
-    if (!tried.has(port) && (await bindable(port))) return port;
+  return PREFERRED_PORT_BASE + (hash % PREFERRED_PORT_SPAN);
+}
+
+/**
+ * The socket's directory: made when missing, the server's user's (this process's, or the system user's under root) and
+ * mode 0700, so no other local user can connect to the socket or put one of theirs in its place. Root still reaches it.
+ * It lies in the cluster's directory, which only this process's user can write (trustedDirectory).
+ */
+async function ensureSocketDir(socketDir: string, runAs: RunAs | undefined): Promise<void> {
+  let info = await lstat(socketDir).catch(() => undefined);
+  if (info && !info.isDirectory()) {
+    await rm(socketDir, { force: true });
+    info = undefined;
   }
-  return freePort();
-}
-
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  if (!info) await mkdir(socketDir, { mode: 0o700 });
+  if (runAs) await chown(socketDir, runAs.uid, runAs.gid);
+  await chmod(socketDir, 0o700);
 }
 
 // ------------------------------------------------------------------ initdb
@@ -300,11 +369,12 @@ async function initdb(binaries: Binaries, dir: string, dataDir: string, runAs: R
   } finally {
     await rm(pwfile, { force: true });
   }
-  // Loopback only, no unix socket (whose default directory may not exist or be shared), room for the test suites' pools.
+  // No TCP, and no socket in a default directory (which may not exist or be shared): the start names the socket's
+  // directory (startServer). Room for the test suites' pools.
   await writeFile(
     path.join(staging, 'postgresql.conf'),
     `\n# Set by checkout's embedded Postgres (src/kernel/adapters/postgres/embedded-postgres.ts); the port is given at each start.\n` +
-      `listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 300\ntimezone = 'UTC'\nlog_timezone = 'UTC'\n`,
+      `listen_addresses = ''\nunix_socket_directories = ''\nmax_connections = 300\ntimezone = 'UTC'\nlog_timezone = 'UTC'\n`,
     { flag: 'a' },
   );
   await rename(staging, dataDir);

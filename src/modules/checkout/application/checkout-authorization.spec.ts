@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Order } from '../../order/domain/order.entity.ts';
 import { ApplicationError } from '../../../kernel/application/application-error.ts';
-import { authorizeCheckout, hashClientSecret, newClientSecret, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
+import { authorizeCheckout, fieldsOriginOf, hashClientSecret, newClientSecret, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
+import { returnUrlOf } from '../../payment/application/pay-order.ts';
 
 const CREATED = new Date('2026-03-01T10:00:00Z');
 const SECRET_EXPIRES = new Date('2026-03-02T10:00:00Z');
@@ -58,5 +59,25 @@ describe('authorizeCheckout', () => {
     expect(() => requireClientSecret(null)).toThrow(ApplicationError);
     expect(() => requireClientSecret('')).toThrow(ApplicationError);
     expect(requireClientSecret(SECRET)).toBe(SECRET);
+  });
+});
+
+describe('the embedded fields\' origin on a payment', () => {
+  it.each([
+    ['https://shop.example', 'https://shop.example'],
+    ['http://127.0.0.2:8080', 'http://127.0.0.2:8080'],
+    ['https://shop.example/', undefined],
+    ['https://shop.example/pay?x=1', undefined],
+    ['javascript:alert(1)', undefined],
+    ['null', undefined],
+    [null, undefined],
+  ])('%s announced → %s', (header, expected) => {
+    expect(fieldsOriginOf(header)).toBe(expected);
+  });
+
+  it('rides on the return leg, encoded, only when announced', () => {
+    const order = anOrder();
+    expect(returnUrlOf(order, 'att_1')).toBe('https://pay.example/c/abc/return/att_1');
+    expect(returnUrlOf(order, 'att_1', 'https://shop.example')).toBe('https://pay.example/c/abc/return/att_1?fields_origin=https%3A%2F%2Fshop.example');
   });
 });

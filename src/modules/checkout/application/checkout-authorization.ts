@@ -7,6 +7,23 @@ import { ApplicationError } from '../../../kernel/application/application-error.
 export const CHECKOUT_TOKEN_HEADER = 'checkout-token';
 /** Header carrying an order's client secret, beside a publishable key in Authorization. */
 export const CLIENT_SECRET_HEADER = 'checkout-client-secret';
+/** Header the embedded fields' number frame announces the merchant page's origin in (see PaymentClient.fieldsOrigin). */
+export const FIELDS_ORIGIN_HEADER = 'checkout-fields-origin';
+
+/**
+ * The merchant origin an embedded fields' call announces, if it is a bare http(s) origin exactly as
+ * a browser writes it; undefined otherwise. The gateway checks it again (checkEmbedderOrigin) before
+ * it names it in a frame-ancestors.
+ */
+export function fieldsOriginOf(value: string | null): string | undefined {
+  if (value === null || value.length > 255) return undefined;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * What a call to CheckoutService proves about itself: either it comes from the hosted page (the

@@ -24,9 +24,9 @@ import type { GetCheckout } from './get-checkout.ts';
 import { paymentResult } from './payment-result.ts';
 import { CLIENT_ADDRESS, HOSTED_PAGE } from '../../../kernel/application/request-context.ts';
 import type { Authenticate } from '../../merchant/application/authenticate.ts';
-import { authorizeCheckout, CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
+import { authorizeCheckout, CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, fieldsOriginOf, FIELDS_ORIGIN_HEADER, requireClientSecret, type CheckoutCredential } from './checkout-authorization.ts';
 
-export { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER } from './checkout-authorization.ts';
+export { CHECKOUT_TOKEN_HEADER, CLIENT_SECRET_HEADER, FIELDS_ORIGIN_HEADER } from './checkout-authorization.ts';
 
 /** What the checkout service calls: the payment use cases themselves, and the checkout's read. */
 export interface CheckoutServiceDeps {
@@ -68,7 +68,8 @@ export function createCheckoutService(deps: CheckoutServiceDeps): ServiceImpl<ty
   };
   /** A state-changing call's credential: without any, the page's empty token (refused). */
   const required = async (ctx: HandlerContext): Promise<CheckoutCredential> => (await credential(ctx)) ?? { kind: 'checkout_token', token: '' };
-  const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS) });
+  // The embedded fields' number frame names the merchant page's origin: a redirect's return leg then carries it.
+  const client = (ctx: HandlerContext): PaymentClient => ({ address: ctx.values.get(CLIENT_ADDRESS), fieldsOrigin: fieldsOriginOf(ctx.requestHeader.get(FIELDS_ORIGIN_HEADER)) });
   /** The credential's check of an order, run by the use case under the order's lock. */
   const authorized = (credential: CheckoutCredential) => (order: Order) => authorizeCheckout(order, credential, deps.clock.now());
 

@@ -36,11 +36,27 @@ export interface EventServiceDeps {
   readonly feed: EventFeed;
   readonly clock: Clock;
   readonly idempotent: Idempotent;
+  /** Bounds of `checkout listen` (ListenEvents); the defaults when absent. */
+  readonly listen?: Partial<ListenLimits>;
 }
+
+/** Bounds of the live tail, ListenEvents (docs/webhooks.md#checkout-listen). */
+export interface ListenLimits {
+  /** Events kept for a client that is not reading; one more ends its stream with resource_exhausted / listen_fell_behind. */
+  readonly maxBuffered: number;
+  /** Streams one merchant may hold open at once in this process; one more is refused with resource_exhausted / too_many_listens. */
+  readonly maxPerMerchant: number;
+}
+
+/** The default {@link ListenLimits}. */
+export const DEFAULT_LISTEN_LIMITS: ListenLimits = { maxBuffered: 1000, maxPerMerchant: 5 };
 
 /** Implements checkout.v1.EventService: the event log, its deliveries, redelivery and the live tail. */
 export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof EventService> {
   const caller = (ctx: HandlerContext): Promise<Caller> => deps.authenticate(ctx, 'secret');
+  const limits: ListenLimits = { ...DEFAULT_LISTEN_LIMITS, ...deps.listen };
+  /** Open ListenEvents streams per merchant (and mode), in this process. */
+  const listening = new Map<string, number>();
   /** Runs fn for the caller a secret key names. */
   const guard = async <T>(ctx: HandlerContext, fn: (scope: Scope) => Promise<T>): Promise<T> => fn(await caller(ctx));
   const found = async (scope: Scope, id: string) => {
@@ -77,36 +93,79 @@ export function createEventService(deps: EventServiceDeps): ServiceImpl<typeof E
         });
       }),
     async *listenEvents(_req, ctx): AsyncGenerator<ListenEventsResponse> {
-      const buffered: DomainEvent[] = [];
-      let notify: (() => void) | undefined;
       const scope: Caller = await caller(ctx);
       if (scope.livemode) throw new ApplicationError('listen.live_mode', 'checkout listen works with test keys only (sk_test_…).');
-      const endpoint = await deps.endpoints.findDefault(scope);
-      const secret = (endpoint ? deps.secrets.open((await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now())).slice(0, 1), endpoint.id) : [])[0] ?? '';
-      const tail = await deps.feed.tail(scope, (event) => {
-        buffered.push(event);
-        notify?.();
-      });
-      // One abort listener for the whole stream: it wakes the wait below when the client goes away.
-      const onAbort = () => notify?.();
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      const slot = `${scope.merchantId}:${scope.livemode}`;
+      const open = listening.get(slot) ?? 0;
+      if (open >= limits.maxPerMerchant) {
+        throw new ApplicationError(
+          'listen.too_many',
+          `This merchant already has ${open} checkout listen streams open, the most allowed at once; stop one (or wait for it to end) before starting another.`,
+        );
+      }
+      listening.set(slot, open + 1);
       try {
-        yield create(ListenEventsResponseSchema, { signingSecret: secret });
-        while (!ctx.signal.aborted) {
-          const event = buffered.shift();
-          if (event) {
-            yield create(ListenEventsResponseSchema, { body: webhookBody(event), eventId: event.id, type: event.type });
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            notify = resolve;
-          });
-          notify = undefined;
-        }
+        yield* tail(scope, ctx);
       } finally {
-        ctx.signal.removeEventListener('abort', onAbort);
-        tail.close();
+        const left = (listening.get(slot) ?? 1) - 1;
+        if (left > 0) listening.set(slot, left);
+        else listening.delete(slot);
       }
     },
   };
+
+  /**
+   * The stream of one listen: the signing secret, then every event of the scope as it happens. Events wait in a
+   * buffer while the client is not reading, up to limits.maxBuffered: past that the feed is closed and the stream
+   * ends with listen.fell_behind, so a client that stops reading cannot make the service hold its events without end.
+   */
+  async function* tail(scope: Caller, ctx: HandlerContext): AsyncGenerator<ListenEventsResponse> {
+    const buffered: DomainEvent[] = [];
+    let notify: (() => void) | undefined;
+    let fellBehind = false;
+    const endpoint = await deps.endpoints.findDefault(scope);
+    const secret = (endpoint ? deps.secrets.open((await deps.endpoints.activeSecrets(endpoint.id, deps.clock.now())).slice(0, 1), endpoint.id) : [])[0] ?? '';
+    // The feed may call back before tail() has answered: closed there when it is known, here otherwise.
+    const opened: { feed?: { close(): void } } = {};
+    const feed = await deps.feed.tail(scope, (event) => {
+      if (fellBehind) return;
+      if (buffered.length >= limits.maxBuffered) {
+        fellBehind = true;
+        buffered.length = 0;
+        opened.feed?.close();
+      } else {
+        buffered.push(event);
+      }
+      notify?.();
+    });
+    opened.feed = feed;
+    if (fellBehind) feed.close();
+    // One abort listener for the whole stream: it wakes the wait below when the client goes away.
+    const onAbort = () => notify?.();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      yield create(ListenEventsResponseSchema, { signingSecret: secret });
+      while (!ctx.signal.aborted) {
+        if (fellBehind) {
+          throw new ApplicationError(
+            'listen.fell_behind',
+            `checkout listen fell more than ${limits.maxBuffered} events behind (the client stopped reading), so the stream was ended. ` +
+              'Start it again; the events it did not forward are in the event log (GET /v1/events), and can be redelivered from there.',
+          );
+        }
+        const event = buffered.shift();
+        if (event) {
+          yield create(ListenEventsResponseSchema, { body: webhookBody(event), eventId: event.id, type: event.type });
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          notify = resolve;
+        });
+        notify = undefined;
+      }
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+      feed.close();
+    }
+  }
 }

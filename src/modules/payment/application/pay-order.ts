@@ -23,7 +23,7 @@ import type { HeldCard } from './held-card.ts';
 import type { MerchantCache } from './merchant-cache.ts';
 import type { OrderExpiry } from './order-expiry.ts';
 import type { PaymentFinisher } from './payment-finisher.ts';
-import type { PaymentClient, PaymentInstrument } from './payment-instrument.ts';
+import { FIELDS_ORIGIN_PARAM, type PaymentClient, type PaymentInstrument } from './payment-instrument.ts';
 import { outcomeOf, waitForSubmission, type PaymentOutcome, type SubmissionReads } from './payment-outcome.ts';
 import type { RouteRegistry } from './route-registry.ts';
 
@@ -112,7 +112,7 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
     // 2. Authorize on the routes, each attempt recording its route.
     let position = 0;
     let processor = routes[position]!;
-    let answer = await authorize(processor, change, order, instrument);
+    let answer = await authorize(processor, change, order, instrument, command.client);
     for (;;) {
       const next = nextRoute(routes.length, position, answer);
       // Only a decline moves on today (the kind check tells the compiler so).
@@ -123,7 +123,7 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
       change = retry;
       position = next;
       processor = routes[position]!;
-      answer = await authorize(processor, change, order, instrument);
+      answer = await authorize(processor, change, order, instrument, command.client);
     }
 
     // 3. The answer.
@@ -221,7 +221,7 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
   }
 
   /** Stage 2: one route's answer. */
-  async function authorize(processor: PaymentProcessor, change: PaymentChange, order: Order, instrument: PaymentInstrument): Promise<AuthorizationOutcome> {
+  async function authorize(processor: PaymentProcessor, change: PaymentChange, order: Order, instrument: PaymentInstrument, client: PaymentClient): Promise<AuthorizationOutcome> {
     const offSession = instrument.method === 'card' && instrument.saved?.offSession === true;
     return processor.authorize({
       attemptId: change.leg.id,
@@ -231,15 +231,20 @@ export function createPayOrder(deps: PayOrderDeps): PayOrder {
       currency: change.payment.currency,
       card: instrument.method === 'card' ? instrument.card : undefined,
       // The return leg of a redirect (3-D Secure); nobody follows one off session.
-      returnUrl: offSession ? undefined : returnUrlOf(order, change.leg.id),
+      returnUrl: offSession ? undefined : returnUrlOf(order, change.leg.id, client.fieldsOrigin),
       reference: change.leg.id,
     });
   }
 }
 
-/** The return leg of a redirect for an attempt of this order: `/c/<checkout>/return/<attempt>` on the order's checkout host. */
-export function returnUrlOf(order: Pick<Order, 'checkoutUrl'>, attemptId: string): string {
-  return `${order.checkoutUrl}/return/${encodeURIComponent(attemptId)}`;
+/**
+ * The return leg of a redirect for an attempt of this order: `/c/<checkout>/return/<attempt>` on the
+ * order's checkout host; for a payment of the embedded fields, with `?fields_origin=<merchant origin>`,
+ * which the processor's redirect keeps (the simulator signs it into its issuer link).
+ */
+export function returnUrlOf(order: Pick<Order, 'checkoutUrl'>, attemptId: string, fieldsOrigin?: string): string {
+  const leg = `${order.checkoutUrl}/return/${encodeURIComponent(attemptId)}`;
+  return fieldsOrigin ? `${leg}?${FIELDS_ORIGIN_PARAM}=${encodeURIComponent(fieldsOrigin)}` : leg;
 }
 
 /**
