@@ -15,9 +15,11 @@
 //   core GetOrder       the real core over a real database: authentication (key cached) and one read
 //   core CreateOrder    the real core: one insert statement, with an Idempotency-Key as bench:orders sends
 // wall is µs of elapsed time per call; cpu is µs of this process's CPU (user + system) per call.
+// Also: how long after timeoutMs the in-process transport answers DeadlineExceeded for an implementation that
+// waits on its signal (a figure gateway/in-process-transport.spec.ts asserted on until issue 21 moved timing here).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createClient, createRouterTransport, type CallOptions, type ConnectRouter, type Transport } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, createRouterTransport, type CallOptions, type ConnectRouter, type Transport } from '@connectrpc/connect';
 import { createDatabase, migrateLatest } from '../src/kernel/adapters/postgres/database.ts';
 import { createCore } from '../src/composition/core.ts';
 import { OrderService, OrderStatus } from '../src/gen/checkout/v1/order_pb.ts';
@@ -65,6 +67,27 @@ async function measure(kind: string, routes: (router: ConnectRouter) => void, ca
     }
   }
   return runs;
+}
+
+/** Calls with timeoutMs 50 to an implementation that ends only when its signal aborts: ms until DeadlineExceeded. */
+async function deadlineFigures(calls = 20, timeoutMs = 50): Promise<{ timeoutMs: number; medianMs: number; maxMs: number }> {
+  const client = createClient(
+    OrderService,
+    createInProcessTransport((router) =>
+      router.service(OrderService, { getOrder: (_request, context) => new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason))) }),
+    ),
+  );
+  const took: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = performance.now();
+    const code = await client.getOrder({ id: 'ord_slow' }, { timeoutMs }).then(
+      () => 'answered',
+      (err: unknown) => (err instanceof ConnectError ? err.code : 'other'),
+    );
+    if (code !== Code.DeadlineExceeded) throw new Error(`a call past its deadline ended with ${String(code)}, not DeadlineExceeded`);
+    took.push(performance.now() - t0);
+  }
+  return { timeoutMs, medianMs: +median(took).toFixed(1), maxMs: +Math.max(...took).toFixed(1) };
 }
 
 function fakeRoutes(router: ConnectRouter): void {
@@ -117,6 +140,8 @@ async function main(): Promise<void> {
   const cell = (f: Figures) => `wall ${f.wallUs.toFixed(1).padStart(6)}  cpu ${f.cpuUs.toFixed(1).padStart(6)}`;
   const lines = [`Unary call, µs per call (median of ${ROUNDS} rounds)`, `  ${''.padEnd(20)} ${ours.padEnd(26)} ${theirs.padEnd(26)} router − in-process (cpu)`];
   const json: Record<string, unknown> = { rounds: ROUNDS, calls: CALLS };
+  const deadline = await deadlineFigures();
+  json.deadline = { timeout_ms: deadline.timeoutMs, median_ms: deadline.medianMs, max_ms: deadline.maxMs };
   for (const [kind, runs] of Object.entries(results)) {
     const med = (name: string): Figures => ({ wallUs: median(runs[name]!.map((f) => f.wallUs)), cpuUs: median(runs[name]!.map((f) => f.cpuUs)) });
     const a = med(ours);
@@ -124,6 +149,7 @@ async function main(): Promise<void> {
     lines.push(`  ${kind.padEnd(20)} ${cell(a).padEnd(26)} ${cell(b).padEnd(26)} ${(b.cpuUs - a.cpuUs).toFixed(1)} µs`);
     json[kind] = Object.fromEntries(TRANSPORTS.map(([name]) => [name, runs[name]!.map((f) => ({ wall_us: +f.wallUs.toFixed(1), cpu_us: +f.cpuUs.toFixed(1) }))]));
   }
+  lines.push(`Deadline: timeoutMs ${deadline.timeoutMs} answered DeadlineExceeded after ${deadline.medianMs} ms (median of 20 calls; at most ${deadline.maxMs} ms)`);
   process.stdout.write(`${lines.join('\n')}\n${JSON.stringify(json)}\n`);
 }
 

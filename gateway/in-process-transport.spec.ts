@@ -114,10 +114,10 @@ describe.each(transports)('%s', (_name, createTransport) => {
 
   it('ends the call with Code.DeadlineExceeded at timeoutMs, and aborts the implementation\'s signal', async () => {
     const { client, seen } = setup();
-    const started = Date.now();
+    // ord_slow ends only when its signal aborts: DeadlineExceeded shows the deadline fired. How long after
+    // timeoutMs it does is a figure, printed by bench/transport.ts (npm run bench:transport).
     const err = await errorOf(client.getOrder({ id: 'ord_slow' }, { timeoutMs: 50 }));
     expect(err.code).toBe(Code.DeadlineExceeded);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(seen.context?.signal.aborted).toBe(true);
   });
 
