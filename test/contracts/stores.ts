@@ -4,7 +4,8 @@
 import { PostgresCaptureRequests } from '../../src/modules/capture/adapters/postgres/postgres-capture-requests.ts';
 import { PostgresDisputeRepository } from '../../src/modules/dispute/adapters/postgres/postgres-dispute-repository.ts';
 import { PostgresEventOutbox, PostgresOutboxReader } from '../../src/modules/event/adapters/postgres/postgres-event-outbox.ts';
-import { PostgresIdempotencyStore, PostgresRequestLedger } from '../../src/kernel/adapters/postgres/postgres-idempotency-store.ts';
+import { PostgresRequestLedger } from '../../src/kernel/adapters/postgres/postgres-request-ledger.ts';
+import { PostgresIdempotencyStore } from '../../src/modules/order/adapters/postgres/postgres-idempotency-store.ts';
 import { PostgresLedgerJournal } from '../../src/modules/ledger/adapters/postgres/postgres-ledger.ts';
 import { PostgresMerchantRepository } from '../../src/modules/merchant/adapters/postgres/postgres-merchant-repository.ts';
 import { PostgresOrderCreationStore } from '../../src/modules/order/adapters/postgres/postgres-order-creation-store.ts';
@@ -15,7 +16,7 @@ import { postgresScope } from '../../src/composition/modules.ts';
 import { PostgresUnitOfWork } from '../../src/kernel/adapters/postgres/postgres-unit-of-work.ts';
 import { PostgresRefundRepository } from '../../src/modules/refund/adapters/postgres/postgres-refund-repository.ts';
 import type { OutboxReader } from '../../src/modules/event/ports/event-outbox.port.ts';
-import type { IdempotencyStore } from '../../src/kernel/ports/idempotency-store.port.ts';
+import type { IdempotencyStore } from '../../src/modules/order/ports/order-idempotency.port.ts';
 import type { ApiKeyResolver } from '../../src/modules/merchant/ports/api-key-resolver.port.ts';
 import type { MerchantRepository } from '../../src/modules/merchant/ports/merchant-repository.port.ts';
 import type { TestCardDirectory } from '../../src/modules/payment/ports/test-card-directory.port.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { markPaid } from '../../src/modules/order/domain/order-transitions.ts';
 import { ledgerTransaction, type LedgerTransaction } from '../../src/modules/ledger/domain/ledger.ts';
-import type { KeyedRequest } from '../../src/kernel/ports/idempotency-store.port.ts';
+import type { KeyedRequest } from '../../src/kernel/ports/request-ledger.port.ts';
 import { ConflictError } from '../../src/kernel/ports/errors.ts';
 import { aCapturePosting, anOrderEvent, aRefund, givenMerchant, givenOrder, givenPaidOrder, unique } from '../support/builders.ts';
 import type { StoreUnderTest } from './stores.ts';

@@ -7,7 +7,7 @@ import { EVENT_ID_PREFIX, orderEvent, orderEventData, type DomainEvent } from '.
 import type { Dispute } from '../../src/modules/dispute/domain/dispute.entity.ts';
 import { capturePosting } from '../../src/modules/ledger/domain/postings.ts';
 import type { LedgerTransaction } from '../../src/modules/ledger/domain/ledger.ts';
-import type { Caller } from '../../src/modules/merchant/domain/caller.ts';
+import type { Caller } from '../../src/kernel/domain/caller.ts';
 import { authorizationExpiry } from '../../src/modules/order/domain/capture.ts';
 import { createOrder, type CreateOrderCommand } from '../../src/modules/order/domain/create-order.ts';
 import { ORDER_ID_PREFIX, type Order } from '../../src/modules/order/domain/order.entity.ts';

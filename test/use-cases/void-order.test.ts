@@ -2,7 +2,7 @@
 // test/manual-capture.test.ts prove through Postgres and REST, here in milliseconds.
 import { describe, expect, test } from 'vitest';
 import { ledgerTransactionId } from '../../src/modules/ledger/domain/ledger.ts';
-import type { Scope } from '../../src/modules/merchant/domain/caller.ts';
+import type { Scope } from '../../src/kernel/domain/caller.ts';
 import { aDispute, givenAuthorizedOrder, givenMerchant, givenOrder, givenPaidOrder } from '../support/builders.ts';
 import { memoryCore, type MemoryCore } from '../support/memory-core.ts';
 

@@ -1,5 +1,5 @@
 import type { Dispute } from '../../../src/modules/dispute/domain/dispute.entity.ts';
-import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { Scope } from '../../../src/kernel/domain/caller.ts';
 import type { DisputePage, DisputeRepository } from '../../../src/modules/dispute/ports/dispute-repository.port.ts';
 import { ConflictError } from '../../../src/kernel/ports/errors.ts';
 import { notFaked, type TablesRef } from './memory-tables.ts';

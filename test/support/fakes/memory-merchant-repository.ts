@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Caller } from '../../../src/modules/merchant/domain/caller.ts';
+import type { Caller } from '../../../src/kernel/domain/caller.ts';
 import type { TestCard, TestCardBehaviour } from '../../../src/modules/payment/domain/test-card.ts';
 import type { ApiKeyResolver } from '../../../src/modules/merchant/ports/api-key-resolver.port.ts';
 import type { MerchantReader, MerchantRecord, MerchantRepository, NewApiKey, NewWebhookSecret } from '../../../src/modules/merchant/ports/merchant-repository.port.ts';

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '../../../src/modules/event/domain/domain-event.ts';
-import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { Scope } from '../../../src/kernel/domain/caller.ts';
 import type { Order } from '../../../src/modules/order/domain/order.entity.ts';
-import type { ClaimResult, IdempotencyRecord } from '../../../src/kernel/ports/idempotency-store.port.ts';
+import type { ClaimResult, IdempotencyRecord } from '../../../src/modules/order/ports/order-idempotency.port.ts';
 import type { OrderCreationStore } from '../../../src/modules/order/ports/order-creation-store.port.ts';
 import type { OrderListQuery, OrderPage, OrderRepository } from '../../../src/modules/order/ports/order-repository.port.ts';
 import { ConflictError, UnknownCursorError } from '../../../src/kernel/ports/errors.ts';

@@ -1,4 +1,4 @@
-import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { Scope } from '../../../src/kernel/domain/caller.ts';
 import type { PaymentAttempt } from '../../../src/modules/payment/domain/payment-attempt.entity.ts';
 import type { Payment, PaymentChange, PaymentRecord } from '../../../src/modules/payment/domain/payment.entity.ts';
 import type { AttemptTally } from '../../../src/modules/payment/domain/velocity.ts';

@@ -1,5 +1,6 @@
-import type { Claim, ClaimResult, IdempotencyRecord, IdempotencyStore, KeyedRequest, RequestLedger } from '../../../src/kernel/ports/idempotency-store.port.ts';
-import type { Scope } from '../../../src/modules/merchant/domain/caller.ts';
+import type { Claim, KeyedRequest, RequestLedger } from '../../../src/kernel/ports/request-ledger.port.ts';
+import type { ClaimResult, IdempotencyRecord, IdempotencyStore } from '../../../src/modules/order/ports/order-idempotency.port.ts';
+import type { Scope } from '../../../src/kernel/domain/caller.ts';
 import { asStored } from '../builders.ts';
 import type { MemoryTables, TablesRef } from './memory-tables.ts';
 

@@ -4,7 +4,7 @@
 import type { DomainEvent } from '../../../src/modules/event/domain/domain-event.ts';
 import type { Dispute } from '../../../src/modules/dispute/domain/dispute.entity.ts';
 import type { LedgerTransaction } from '../../../src/modules/ledger/domain/ledger.ts';
-import type { KeyKind } from '../../../src/modules/merchant/domain/api-key.ts';
+import type { KeyKind } from '../../../src/kernel/domain/caller.ts';
 import type { Order } from '../../../src/modules/order/domain/order.entity.ts';
 import type { PaymentAttempt } from '../../../src/modules/payment/domain/payment-attempt.entity.ts';
 import type { Payment } from '../../../src/modules/payment/domain/payment.entity.ts';
