@@ -1,27 +1,15 @@
-// vitest globalSetup: once per run, before any test file, which Postgres and NATS the run uses (test-servers.ts),
+// vitest globalSetup of the integration project (vitest.config.ts; a run of unit specs only starts nothing): once per
+// run, before any test file, which Postgres and NATS the run uses (test-servers.ts),
 // handed to every file as TEST_POSTGRES_URL and TEST_NATS_URL:
 //   - Postgres: TEST_POSTGRES_URL's, else the machine's on 5432, else an embedded one started here and stopped at the end;
 //   - NATS: TEST_NATS_URL's, else the machine's on 4222, else none: the harness's services then send their events
 //     through Postgres, and the suites that need JetStream itself are skipped with the reason (requirements.ts).
 // A server a variable names that does not answer stops the run here with one message that says what is missing and
 // how to point the tests elsewhere, instead of a bare ECONNREFUSED from every suite.
-import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { resolveTestServers, TestServersMissing } from './test-servers.ts';
 
-/** Whether the run includes a suite of test/ (the unit specs beside the code need no server). */
-function runsIntegrationSuites(project: TestProject): boolean {
-  const root = path.join(project.config.root, 'test') + path.sep;
-  // The state API is experimental: when it says nothing, probe.
-  const paths = (project.vitest.state as { getPaths?: () => string[] } | undefined)?.getPaths?.() ?? [];
-  return paths.length === 0 || paths.some((file) => file.startsWith(root));
-}
-
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (!runsIntegrationSuites(project)) {
-    project.provide('natsMissing', 'no server is probed for a run of unit specs only');
-    return undefined;
-  }
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let servers;
   try {
     servers = await resolveTestServers(process.env, (line) => console.log(`tests: ${line}`));
