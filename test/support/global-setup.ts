@@ -4,9 +4,11 @@
 //   - Postgres: TEST_POSTGRES_URL's, else the machine's on 5432, else an embedded one started here and stopped at the end;
 //   - NATS: TEST_NATS_URL's, else the machine's on 4222, else none: the harness's services then send their events
 //     through Postgres, and the suites that need JetStream itself are skipped with the reason (requirements.ts).
+// Every test file's migrated databases are copies of one migrated here (database.ts: createTemplateDatabase).
 // A server a variable names that does not answer stops the run here with one message that says what is missing and
 // how to point the tests elsewhere, instead of a bare ECONNREFUSED from every suite.
 import type { TestProject } from 'vitest/node';
+import { createTemplateDatabase } from './database.ts';
 import { resolveTestServers, TestServersMissing } from './test-servers.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -21,13 +23,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.exit(1);
   }
   const { postgres, nats } = servers;
+  let template;
+  try {
+    template = await createTemplateDatabase(postgres.url);
+  } catch (err) {
+    await postgres.stop();
+    throw err;
+  }
   // The workers read these (test/support/database.ts, nats-server.ts); they start after this.
   process.env.TEST_POSTGRES_URL = postgres.url;
+  process.env.TEST_POSTGRES_TEMPLATE = template.name;
   if (nats.url !== undefined) process.env.TEST_NATS_URL = nats.url;
   project.provide('natsMissing', nats.missing);
   console.log(`tests: ${postgres.description}`);
   console.log(`tests: ${nats.description}`);
   return async () => {
+    await template.drop();
     await postgres.stop();
   };
 }
