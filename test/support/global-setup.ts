@@ -7,6 +7,7 @@
 // Every test file's migrated databases are copies of one migrated here (database.ts: createTemplateDatabase).
 // A server a variable names that does not answer stops the run here with one message that says what is missing and
 // how to point the tests elsewhere, instead of a bare ECONNREFUSED from every suite.
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createTemplateDatabase } from './database.ts';
 import { resolveTestServers, TestServersMissing } from './test-servers.ts';
@@ -33,6 +34,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The workers read these (test/support/database.ts, nats-server.ts); they start after this.
   process.env.TEST_POSTGRES_URL = postgres.url;
   process.env.TEST_POSTGRES_TEMPLATE = template.name;
+  // Node's on-disk cache of compiled code (Node 22.1 and later), for the workers and every node process the suites
+  // start (`checkout serve`, the CLI's commands, fixtures), each compiling the service's module
+  // graph: measured here, a start of `checkout --help` took 1.3 s of CPU without it and 0.6 s with it.
+  process.env.NODE_COMPILE_CACHE ??= path.join(project.config.root, 'node_modules', '.cache', 'node-compile-cache');
   if (nats.url !== undefined) process.env.TEST_NATS_URL = nats.url;
   project.provide('natsMissing', nats.missing);
   console.log(`tests: ${postgres.description}`);
