@@ -14,6 +14,7 @@ const IN_PROCESS = [
   'disputes',
   'expire-order',
   'fuzz',
+  'gateway-options',
   'grpc-connect',
   'idempotency-keys',
   'idempotent-transaction',
@@ -23,7 +24,9 @@ const IN_PROCESS = [
   'orders-api',
   'other-mode-ids',
   'payment-links',
+  'payment-processor.contract',
   'payment-races',
+  'payment-routes',
   'payments-entity',
   'payments',
   'payouts',
@@ -47,7 +50,7 @@ export default defineConfig({
     // A fresh worker per file costs a process, a fresh import of the module graph and code the JIT has not seen: about
     // 2 s of CPU per file here, more than many files' tests. The files that leave nothing behind share workers; measured
     // on this 2-core machine under load, the 58 unit spec files took 42-50 s isolated and 10-16 s shared, the 27
-    // in-process suites 180-280 s isolated and 60-90 s shared (CPU 98-107 s against 50-53 s).
+    // in-process suites (27 then) 180-280 s isolated and 60-90 s shared (CPU 98-107 s against 50-53 s).
     projects: [
       {
         extends: true,
