@@ -5,50 +5,41 @@
 // as expired; a payment racing the expiry ends one way only. The ledger is verified at the end.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
-import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
+import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { OrderService, OrderStatus } from '../src/gen/checkout/v1/order_pb.ts';
 import { ErrorDetailSchema } from '../src/gen/checkout/v1/errors_pb.ts';
 import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
 import { SimulatedProcessor } from '../src/modules/payment/adapters/simulator/simulated-processor.ts';
-import { pageToken, payWithTestCard } from './support/payments.ts';
-import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
-import { orderBody } from './support/order-fixtures.ts';
+import { payWithTestCard } from './support/payments.ts';
+import { insertLeftBehind, processingAttempt, type TestService } from './support/service.ts';
+import { startTestShop, type TestShop } from './support/test-shop.ts';
 
+/** The sandbox shop this suite pays with, and its builders (test/support/test-shop.ts). */
+let t: TestShop;
 let svc: TestService;
 let shop: SandboxCredentials;
 let other: SandboxCredentials;
-let checkout: ReturnType<typeof createClient<typeof CheckoutService>>;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  shop = await svc.sandbox('Expiring shop');
+  t = await startTestShop('Expiring shop');
+  ({ svc, shop } = t);
   other = await svc.sandbox('Other shop');
-  checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
 afterAll(async () => {
-  await svc?.close();
+  await t?.svc.close();
 });
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
 async function newOrder(key = shop.test_secret_key, overrides: Record<string, unknown> = {}): Promise<string> {
-  const res = await svc.app.inject({ method: 'POST', url: '/v1/orders', headers: { ...auth(key), 'content-type': 'application/json' }, payload: orderBody(overrides) });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().id as string;
+  return (await t.createOrder(key, overrides)).id;
 }
 
 const expire = (id: string, key = shop.test_secret_key, headers: Record<string, string> = {}) =>
   svc.app.inject({ method: 'POST', url: `/v1/orders/${id}/expire`, headers: { ...auth(key), ...headers } });
-const eventsOf = async (orderId: string) => (await svc.db.knex('events').where({ order_id: orderId }).orderBy('sequence')) as { type: string; data: Record<string, unknown> }[];
-const attemptsOf = (orderId: string) => svc.db.knex('payment_attempts').where({ order_id: orderId }).orderBy('created_at');
-
-function card(behaviour: string) {
-  const found = shop.test_cards.find((c) => c.behaviour === behaviour)!;
-  return { number: found.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada Lovelace' };
-}
 
 describe('POST /v1/orders/:id/expire', () => {
   it('expires a pending order now, with the sweeper\'s order.expired, once; a repeat answers it unchanged', async () => {
@@ -58,7 +49,7 @@ describe('POST /v1/orders/:id/expire', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id, object: 'order', status: 'expired' });
 
-    const events = await eventsOf(id);
+    const events = await t.eventsOf(id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.expired']);
     // The same data as the sweeper's event (src/modules/order/domain/order-transitions.ts markExpired).
     expect(events[1]!.data).toEqual({ id, reference: 'expire-me', amount: 2500, currency: 'EUR', expires_at: scheduled.toISOString() });
@@ -66,11 +57,11 @@ describe('POST /v1/orders/:id/expire', () => {
     const again = await expire(id);
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ id, status: 'expired' });
-    expect((await eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
+    expect((await t.eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
     // The sweeper finds nothing left to do with it.
     await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
     await svc.core.payments.expireDue(100);
-    expect((await eventsOf(id)).filter((e) => e.type === 'order.expired')).toHaveLength(1);
+    expect((await t.eventsOf(id)).filter((e) => e.type === 'order.expired')).toHaveLength(1);
   });
 
   it('expires a failed order (a declined payment leaves it open)', async () => {
@@ -80,7 +71,7 @@ describe('POST /v1/orders/:id/expire', () => {
     const res = await expire(id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().status).toBe('expired');
-    expect((await eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.failed', 'order.expired']);
+    expect((await t.eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.failed', 'order.expired']);
   });
 
   it('honours an Idempotency-Key: the repeat is replayed, another order with the key is refused', async () => {
@@ -105,30 +96,12 @@ describe('POST /v1/orders/:id/expire', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'order_not_open', message: expect.stringMatching(/paid.*void or refund/) });
     expect((await svc.db.knex('orders').where({ id }).first()).status).toBe('paid');
-    expect((await eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.paid']);
+    expect((await t.eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.paid']);
   });
 
   it('refuses with 409 payment_in_progress while a card payment is being processed', async () => {
     const id = await newOrder();
-    const now = new Date();
-    await insertLeftBehind(svc.db.knex, [
-      {
-        id: 'att_expireinflight',
-        order_id: id,
-        merchant_id: shop.merchant_id,
-        livemode: false,
-        submission_id: 'in-flight',
-        method: 'card',
-        route: 'simulated_alpha',
-        status: 'processing',
-        authentication: 'not_required',
-        card_brand: 'visa',
-        card_last4: '4242',
-        retry: false,
-        created_at: now,
-        updated_at: now,
-      },
-    ]);
+    await insertLeftBehind(svc.db.knex, [processingAttempt({ id: 'att_expireinflight', orderId: id, merchantId: shop.merchant_id, at: new Date(), submissionId: 'in-flight' })]);
     const res = await expire(id);
     expect(res.statusCode).toBe(409);
     expect(res.json().error.code).toBe('payment_in_progress');
@@ -154,26 +127,24 @@ describe('POST /v1/orders/:id/expire', () => {
   });
 
   it('cancels an open 3-D Secure challenge and releases its authorization, as the sweeper does', async () => {
-    const id = await newOrder();
-    const checkoutId = id.slice(4);
-    const token = await pageToken(svc.core.routes, checkoutId);
-    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-3ds', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const { id, checkoutId, token } = await t.createOrder();
+    const first = (await t.checkout.submitCardPayment({ checkoutId, submissionId: 'sub-3ds', card: t.card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
     const released = vi.spyOn(SimulatedProcessor.prototype, 'void');
 
     const res = await expire(id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().attempts.map((a: { status: string }) => a.status)).toEqual(['canceled']);
-    expect((await attemptsOf(id))[0]).toMatchObject({ id: first.challenge!.attemptId, status: 'canceled', cancellation_reason: 'order_expired' });
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ id: first.challenge!.attemptId, status: 'canceled', cancellation_reason: 'order_expired' });
     expect(released).toHaveBeenCalledTimes(1);
-    expect(released.mock.calls[0]![0]).toBe((await attemptsOf(id))[0].processor_ref);
+    expect(released.mock.calls[0]![0]).toBe((await t.attemptsOf(id))[0].processor_ref);
 
     // The challenge's answer is refused as expired, and captures nothing.
-    await expect(checkout.completeAuthentication({ checkoutId, attemptId: first.challenge!.attemptId, code: '123456' }, { headers: { 'checkout-token': token } })).rejects.toMatchObject({
+    await expect(t.checkout.completeAuthentication({ checkoutId, attemptId: first.challenge!.attemptId, code: '123456' }, { headers: { 'checkout-token': token } })).rejects.toMatchObject({
       code: Code.FailedPrecondition,
       rawMessage: 'This checkout has expired.',
     });
-    expect((await eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
+    expect((await t.eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
   });
 
   it('frees a single-use link that the order\'s open challenge held: another order of the link can pay', async () => {
@@ -211,22 +182,20 @@ describe('POST /v1/orders/:id/expire', () => {
 
 describe('an expired order\'s checkout', () => {
   it('shows the expired page and refuses payments', async () => {
-    const id = await newOrder();
-    const checkoutId = id.slice(4);
-    const token = await pageToken(svc.core.routes, checkoutId);
+    const { id, checkoutId, token } = await t.createOrder();
     expect((await expire(id)).statusCode).toBe(200);
 
     const page = await svc.app.inject({ method: 'GET', url: `/c/${checkoutId}`, headers: { 'accept-language': 'en' } });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<h1>This checkout has expired</h1>');
-    await expect(checkout.submitCardPayment({ checkoutId, submissionId: 'late', card: card('approved') }, { headers: { 'checkout-token': token } })).rejects.toMatchObject({
+    await expect(t.checkout.submitCardPayment({ checkoutId, submissionId: 'late', card: t.card('approved') }, { headers: { 'checkout-token': token } })).rejects.toMatchObject({
       code: Code.FailedPrecondition,
       rawMessage: 'This checkout has expired.',
     });
     const transfer = await svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${id}/simulate_transfer`, headers: auth(shop.test_secret_key) });
     expect(transfer.json().error.code).toBe('order_expired');
-    expect(await attemptsOf(id)).toEqual([]);
-    expect((await eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
+    expect(await t.attemptsOf(id)).toEqual([]);
+    expect((await t.eventsOf(id)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
   });
 });
 
@@ -252,7 +221,7 @@ describe('a payment racing the expiry', () => {
       const id = await newOrder(shop.test_secret_key, { reference: `race-${round}` });
       const [payment, expiry] = await Promise.allSettled([payWithTestCard(svc.core.routes, shop, id, { submissionId: `race-${round}` }), expire(id)]);
       const order = await svc.db.knex('orders').where({ id }).first();
-      const types = (await eventsOf(id)).map((e) => e.type);
+      const types = (await t.eventsOf(id)).map((e) => e.type);
       const expiryStatus = expiry.status === 'fulfilled' ? expiry.value.statusCode : 0;
       if (order.status === 'paid') {
         outcomes.paid += 1;

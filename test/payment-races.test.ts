@@ -1,10 +1,8 @@
 // Races between the ways an order can be paid or ended, on the real Postgres: a challenge left open
 // while a transfer pays the order or the order expires, and captures that cannot be recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, Code, createRouterTransport } from '@connectrpc/connect';
-import { pageToken } from './support/payments.ts';
-import { CheckoutService, PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
-import type { SandboxCredentials } from '../src/modules/merchant/application/create-sandbox.ts';
+import { Code } from '@connectrpc/connect';
+import { PaymentStatus } from '../src/gen/checkout/v1/checkout_pb.ts';
 import { createPayments } from '../src/modules/payment/application/payments.ts';
 import type { PaymentInstrument } from '../src/modules/payment/application/payment-instrument.ts';
 import type { PaymentOutcome } from '../src/modules/payment/application/payment-outcome.ts';
@@ -20,76 +18,52 @@ import { postgresScope } from '../src/composition/modules.ts';
 import { PostgresOrderRepository } from '../src/modules/order/adapters/postgres/postgres-order-repository.ts';
 import { simulatedAlpha, simulatedBeta } from '../src/modules/payment/adapters/simulator/simulated-routes.ts';
 import { cryptoIdGenerator } from '../src/kernel/adapters/node/crypto-id-generator.ts';
-import { insertLeftBehind, startTestService, type TestService } from './support/service.ts';
-import { orderBody } from './support/order-fixtures.ts';
+import { insertLeftBehind, processingAttempt, type TestService } from './support/service.ts';
+import { startTestShop, type TestShop } from './support/test-shop.ts';
 
+/** The sandbox shop this suite pays with, and its builders (test/support/test-shop.ts). */
+let t: TestShop;
 let svc: TestService;
-let shop: SandboxCredentials;
-let checkout: ReturnType<typeof createClient<typeof CheckoutService>>;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  shop = await svc.sandbox('Races shop');
-  checkout = createClient(CheckoutService, createRouterTransport(svc.core.routes));
+  t = await startTestShop('Races shop');
+  svc = t.svc;
 });
 afterAll(async () => {
-  await svc?.close();
+  await t?.svc.close();
 });
 
-function card(behaviour: string) {
-  const found = shop.test_cards.find((c) => c.behaviour === behaviour)!;
-  return { number: found.number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123', name: 'Ada Lovelace' };
-}
-
-async function newOrder() {
-  const res = await svc.app.inject({
-    method: 'POST',
-    url: '/v1/orders',
-    headers: { authorization: `Bearer ${shop.test_secret_key}`, 'content-type': 'application/json' },
-    payload: orderBody(),
-  });
-  expect(res.statusCode).toBe(201);
-  const order = res.json();
-  const checkoutId = order.id.slice(4);
-  const token = await pageToken(svc.core.routes, checkoutId);
-  return { id: order.id as string, checkoutId, token };
-}
-
-const simulateTransfer = (orderId: string) =>
-  svc.app.inject({ method: 'POST', url: `/v1/test_helpers/orders/${orderId}/simulate_transfer`, headers: { authorization: `Bearer ${shop.test_secret_key}` } });
-const attemptsOf = (orderId: string) => svc.db.knex('payment_attempts').where({ order_id: orderId }).orderBy('created_at');
-const eventTypes = async (orderId: string) => (await svc.db.knex('events').where({ order_id: orderId }).orderBy('sequence')).map((e) => e.type);
 const challenge = (checkoutId: string, token: string, attemptId: string, code = '123456') =>
-  checkout.completeAuthentication({ checkoutId, attemptId, code }, { headers: { 'checkout-token': token } });
+  t.checkout.completeAuthentication({ checkoutId, attemptId, code }, { headers: { 'checkout-token': token } });
 
 describe('a challenge left open (through the Connect API)', () => {
   it('a transfer that pays the order cancels the challenge; completing it then captures nothing', async () => {
-    const { id, checkoutId, token } = await newOrder();
-    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const { id, checkoutId, token } = await t.createOrder();
+    const first = (await t.checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: t.card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     expect(first.status).toBe(PaymentStatus.REQUIRES_AUTHENTICATION);
 
-    const transfer = await simulateTransfer(id);
+    const transfer = await t.simulateTransfer(id);
     expect(transfer.statusCode).toBe(200);
     expect(transfer.json()).toMatchObject({ status: 'paid', method: 'bank_transfer' });
-    const card3ds = (await attemptsOf(id)).find((a) => a.id === first.challenge!.attemptId);
+    const card3ds = (await t.attemptsOf(id)).find((a) => a.id === first.challenge!.attemptId);
     expect(card3ds).toMatchObject({ status: 'canceled', cancellation_reason: 'order_paid' });
 
     // Before the fix this captured the card and answered 500 (payment_attempts_one_success).
     const done = (await challenge(checkoutId, token, first.challenge!.attemptId)).outcome!;
     expect(done.status).toBe(PaymentStatus.SUCCEEDED);
     expect(done.checkout?.receipt?.method).toBe('bank_transfer');
-    const attempts = await attemptsOf(id);
+    const attempts = await t.attemptsOf(id);
     expect(attempts.map((a) => [a.method, a.status])).toEqual([
       ['card', 'canceled'],
       ['bank_transfer', 'succeeded'],
     ]);
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.paid']);
     expect(svc.internalErrors).toEqual([]);
   });
 
   it('CompleteRedirect, without a token: altered return parameters decline and capture nothing; an attempt of another checkout is not found; the issuer\'s own answer pays', async () => {
-    const { id, checkoutId, token } = await newOrder();
-    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-redirect', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const { id, checkoutId, token } = await t.createOrder();
+    const first = (await t.checkout.submitCardPayment({ checkoutId, submissionId: 'sub-redirect', card: t.card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     const attemptId = first.challenge!.attemptId;
     expect(first.challenge).toMatchObject({ redirectMethod: 'GET', redirectUrl: expect.stringContaining('/simulator/issuer/alpha_') });
     // The issuer's answer, as its page would send it to the return leg.
@@ -99,44 +73,44 @@ describe('a challenge left open (through the Connect API)', () => {
     expect(back.pathname).toBe(`/c/${checkoutId}/return/${attemptId}`);
     const params = Object.fromEntries(back.searchParams);
 
-    const other = await newOrder();
-    await expect(checkout.completeRedirect({ checkoutId: other.checkoutId, attemptId, params })).rejects.toMatchObject({ code: Code.NotFound });
-    const forged = (await checkout.completeRedirect({ checkoutId, attemptId, params: { ...params, sig: '0'.repeat(64) } })).outcome!;
+    const other = await t.createOrder();
+    await expect(t.checkout.completeRedirect({ checkoutId: other.checkoutId, attemptId, params })).rejects.toMatchObject({ code: Code.NotFound });
+    const forged = (await t.checkout.completeRedirect({ checkoutId, attemptId, params: { ...params, sig: '0'.repeat(64) } })).outcome!;
     expect(forged).toMatchObject({ status: PaymentStatus.FAILED, declineCode: 'authentication_failed' });
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'failed', authentication: 'failed' });
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'failed', authentication: 'failed' });
 
     // A new submission's challenge, answered by the issuer: paid through the return leg's parameters alone.
-    const second = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-redirect-2', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const second = (await t.checkout.submitCardPayment({ checkoutId, submissionId: 'sub-redirect-2', card: t.card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     const url2 = new URL(second.challenge!.redirectUrl);
     const back2 = new URL(svc.core.simulatedIssuer.answer(decodeURIComponent(url2.pathname.split('/').at(-1)!), Object.fromEntries(url2.searchParams), '123456')!);
-    const paid = (await checkout.completeRedirect({ checkoutId, attemptId: second.challenge!.attemptId, params: Object.fromEntries(back2.searchParams) })).outcome!;
+    const paid = (await t.checkout.completeRedirect({ checkoutId, attemptId: second.challenge!.attemptId, params: Object.fromEntries(back2.searchParams) })).outcome!;
     expect(paid.status).toBe(PaymentStatus.SUCCEEDED);
-    expect((await attemptsOf(id)).map((a) => [a.status, a.authentication])).toEqual([
+    expect((await t.attemptsOf(id)).map((a) => [a.status, a.authentication])).toEqual([
       ['failed', 'failed'],
       ['succeeded', 'passed'],
     ]);
   });
 
   it('an order that expires while the challenge is open refuses the answer as expired, captures nothing', async () => {
-    const { id, checkoutId, token } = await newOrder();
-    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const { id, checkoutId, token } = await t.createOrder();
+    const first = (await t.checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: t.card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
     expect(await svc.core.payments.expireDue(100)).toBeGreaterThanOrEqual(1);
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'canceled', cancellation_reason: 'order_expired' });
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'canceled', cancellation_reason: 'order_expired' });
 
     // Before the fix: 500 "illegal order transition expired -> paid", after a capture.
     await expect(challenge(checkoutId, token, first.challenge!.attemptId)).rejects.toMatchObject({ code: Code.FailedPrecondition, rawMessage: 'This checkout has expired.' });
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'canceled' });
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.expired']);
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'canceled' });
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.expired']);
   });
 
   it('an order past its time with no sweep yet: the answer expires it under the lock and captures nothing', async () => {
-    const { id, checkoutId, token } = await newOrder();
-    const first = (await checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
+    const { id, checkoutId, token } = await t.createOrder();
+    const first = (await t.checkout.submitCardPayment({ checkoutId, submissionId: 'sub-1', card: t.card('challenge') }, { headers: { 'checkout-token': token } })).outcome!;
     await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
     await expect(challenge(checkoutId, token, first.challenge!.attemptId)).rejects.toMatchObject({ code: Code.FailedPrecondition });
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'canceled', cancellation_reason: 'order_expired' });
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.expired']);
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'canceled', cancellation_reason: 'order_expired' });
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.expired']);
   });
 });
 
@@ -234,10 +208,10 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
   });
 
   const orderRow = async (id: string): Promise<Order> => (await new PostgresOrderRepository(svc.db.knex).findForCheckout(id))!;
-  const approvedCard = () => ({ method: 'card' as const, card: parseCard(card('approved'), new Date()) });
+  const approvedCard = () => ({ method: 'card' as const, card: parseCard(t.card('approved'), new Date()) });
 
   it('a capture that loses to a transfer is reversed at once and reported with order.payment_reversed', async () => {
-    const { id, checkoutId, token } = await newOrder();
+    const { id, checkoutId, token } = await t.createOrder();
     // The race the lock cannot rule out: the acquirer stalls past the stale limit and a transfer pays the order meanwhile.
     alpha.onCapture = async () => {
       alpha.onCapture = undefined;
@@ -253,7 +227,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     expect(capture?.op).toBe('capture');
     expect(reversal).toEqual({ op: 'reverse', ref: capture!.ref });
     expect(rest).toEqual([]);
-    const attempts = await attemptsOf(id);
+    const attempts = await t.attemptsOf(id);
     expect(attempts.map((a) => [a.method, a.status, a.cancellation_reason])).toEqual([
       ['card', 'reversed', 'order_paid'],
       ['bank_transfer', 'succeeded', null],
@@ -266,7 +240,7 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
   });
 
   it('a reversal the acquirer refuses stays pending, then the sweep completes it', async () => {
-    const { id, checkoutId, token } = await newOrder();
+    const { id, checkoutId, token } = await t.createOrder();
     alpha.failReversals = 1;
     alpha.onCapture = async () => {
       alpha.onCapture = undefined;
@@ -276,59 +250,46 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     const errorsBefore = backgroundErrors.length;
     expect((await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-race', approvedCard(), { address: '127.0.0.1' })).status).toBe('succeeded');
     expect(backgroundErrors.length).toBe(errorsBefore + 1);
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversal_pending', cancellation_reason: 'order_paid' });
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'reversal_pending', cancellation_reason: 'order_paid' });
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.paid']);
 
     // Too soon: a reversal just tried is left to the process that tried it.
     await engine.recoverAttempts(100);
-    expect((await attemptsOf(id))[0].status).toBe('reversal_pending');
+    expect((await t.attemptsOf(id))[0].status).toBe('reversal_pending');
     offsetMs = 60_000;
     try {
       expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(1);
     } finally {
       offsetMs = 0;
     }
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversed' });
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid', 'order.payment_reversed']);
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'reversed' });
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.paid', 'order.payment_reversed']);
   });
 
   it('the sweep settles attempts a crashed process left processing: reversed with a reference, failed without', async () => {
-    const a = await newOrder();
-    const b = await newOrder();
+    const a = await t.createOrder();
+    const b = await t.createOrder();
     const stale = new Date(Date.now() - 3 * 60_000);
-    const row = (orderId: string, attemptId: string, processorRef: string | null) => ({
-      id: attemptId,
-      order_id: orderId,
-      merchant_id: shop.merchant_id,
-      livemode: false,
-      submission_id: `crashed-${attemptId}`,
-      method: 'card',
-      route: 'simulated_alpha',
-      status: 'processing',
-      authentication: 'not_required',
-      card_brand: 'visa',
-      card_last4: '4242',
-      retry: false,
-      processor_ref: processorRef,
-      created_at: stale,
-      updated_at: stale,
-    });
-    await insertLeftBehind(svc.db.knex, [row(a.id, 'att_crash_captured', 'alpha_left_behind'), row(b.id, 'att_crash_early', null)]);
+    const merchantId = t.shop.merchant_id;
+    await insertLeftBehind(svc.db.knex, [
+      processingAttempt({ id: 'att_crash_captured', orderId: a.id, merchantId, at: stale, processorRef: 'alpha_left_behind' }),
+      processingAttempt({ id: 'att_crash_early', orderId: b.id, merchantId, at: stale, processorRef: null }),
+    ]);
     expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(2);
     expect(alpha.calls).toContainEqual({ op: 'reverse', ref: 'alpha_left_behind' });
-    expect((await attemptsOf(a.id))[0]).toMatchObject({ status: 'reversed', cancellation_reason: 'attempt_abandoned' });
-    expect((await attemptsOf(b.id))[0]).toMatchObject({ status: 'failed', decline_code: 'processing_unavailable' });
-    expect(await eventTypes(a.id)).toEqual(['order.created', 'order.payment_reversed']);
+    expect((await t.attemptsOf(a.id))[0]).toMatchObject({ status: 'reversed', cancellation_reason: 'attempt_abandoned' });
+    expect((await t.attemptsOf(b.id))[0]).toMatchObject({ status: 'failed', decline_code: 'processing_unavailable' });
+    expect(await t.eventTypes(a.id)).toEqual(['order.created', 'order.payment_reversed']);
     const leftProcessing = await svc.db.knex('payment_attempts').where({ status: 'processing' }).whereNotNull('processor_ref');
     expect(leftProcessing).toEqual([]);
   });
 
   it('a route that has not decided (pending): in progress for the caller, the attempt keeps its reference, nothing is paid; the sweep reverses it, never pays it', async () => {
-    const { id, checkoutId, token } = await newOrder();
+    const { id, checkoutId, token } = await t.createOrder();
     alpha.pendingAuthorizations = 1;
     const calls = alpha.calls.length;
     await expect(engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-pending', approvedCard(), { address: '127.0.0.1' })).rejects.toMatchObject({ code: 'checkout.payment_in_progress' });
-    const [leg] = await attemptsOf(id);
+    const [leg] = await t.attemptsOf(id);
     expect(leg).toMatchObject({ status: 'processing', processor_ref: expect.stringMatching(/^alpha_/) });
     expect(alpha.calls.slice(calls), 'nothing captured on a pending answer').toEqual([]);
     expect((await orderRow(id)).status).toBe('pending');
@@ -336,12 +297,12 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     await svc.db.knex('payment_attempts').where({ id: leg.id }).update({ updated_at: new Date(Date.now() - 3 * 60_000) });
     expect(await engine.recoverAttempts(100)).toBeGreaterThanOrEqual(1);
     expect(alpha.calls.slice(calls)).toEqual([{ op: 'reverse', ref: leg.processor_ref }]);
-    expect((await attemptsOf(id))[0]).toMatchObject({ status: 'reversed' });
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.payment_reversed']);
+    expect((await t.attemptsOf(id))[0]).toMatchObject({ status: 'reversed' });
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.payment_reversed']);
   });
 
   it('the expiry sweep leaves an order whose payment is in flight to that payment', async () => {
-    const { id, checkoutId, token } = await newOrder();
+    const { id, checkoutId, token } = await t.createOrder();
     alpha.onCapture = async () => {
       alpha.onCapture = undefined;
       await svc.db.knex('orders').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
@@ -350,15 +311,15 @@ describe('captures that cannot be recorded (the engine with a recording acquirer
     };
     const result = await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-1', approvedCard(), { address: '127.0.0.1' });
     expect(result.status).toBe('succeeded');
-    expect(await eventTypes(id)).toEqual(['order.created', 'order.paid']);
+    expect(await t.eventTypes(id)).toEqual(['order.created', 'order.paid']);
   });
 
   it('records the authorization before capturing, so a crash after the capture leaves a reference to reverse', async () => {
-    const { id, checkoutId, token } = await newOrder();
+    const { id, checkoutId, token } = await t.createOrder();
     let seen: { status: string; processor_ref: string | null } | undefined;
     alpha.onCapture = async () => {
       alpha.onCapture = undefined;
-      seen = (await attemptsOf(id))[0];
+      seen = (await t.attemptsOf(id))[0];
     };
     await engine.pay(checkoutId, { kind: 'checkout_token', token }, 'sub-1', approvedCard(), { address: '127.0.0.1' });
     expect(seen).toMatchObject({ status: 'processing' });

@@ -50,6 +50,30 @@ export async function startTestService(options: Pick<CoreOptions, 'velocity' | '
 }
 
 /**
+ * A card attempt on the primary route left `processing` at `at`, as a process that crashed (or is still at work) leaves
+ * it, for {@link insertLeftBehind}; with processorRef, the acquirer had authorized it.
+ */
+export function processingAttempt(attempt: { id: string; orderId: string; merchantId: string; at: Date; submissionId?: string; processorRef?: string | null }): Record<string, unknown> & { id: string; order_id: string } {
+  return {
+    id: attempt.id,
+    order_id: attempt.orderId,
+    merchant_id: attempt.merchantId,
+    livemode: false,
+    submission_id: attempt.submissionId ?? `crashed-${attempt.id}`,
+    method: 'card',
+    route: 'simulated_alpha',
+    status: 'processing',
+    authentication: 'not_required',
+    card_brand: 'visa',
+    card_last4: '4242',
+    retry: false,
+    ...(attempt.processorRef !== undefined ? { processor_ref: attempt.processorRef } : {}),
+    created_at: attempt.at,
+    updated_at: attempt.at,
+  };
+}
+
+/**
  * Inserts attempts as a process would have left them, each with the payment it is a leg of (one payment per
  * attempt, in the attempt's state), for tests of what happens to attempts nobody finished.
  */

@@ -227,7 +227,9 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const events = options.events ?? (options.natsUrl !== undefined ? 'nats' : harnessEventsMode());
   const natsUrl = events === 'postgres-outbox' ? undefined : (options.natsUrl ?? MACHINE_NATS_URL);
-  const db = await createTestDatabase({ migrate: false });
+  // Migrated already (a copy of the run's template): the service's own migration at start then has nothing to do.
+  // Starting on an empty database, migrations and the first sandbox included, is the suites' that pass migrate: false.
+  const db = await createTestDatabase();
   const stream = uniqueStream();
   const config = loadConfig(serviceEnv(db, stream, natsUrl, options.env));
   const service = await startService(config, { logDestination: options.logDestination });
