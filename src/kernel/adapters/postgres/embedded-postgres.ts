@@ -424,6 +424,9 @@ async function releaseLease(binaries: Binaries, dir: string, dataDir: string, le
     let result = await run(binaries.pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', String(PG_CTL_WAIT_S), '-s'], runAs);
     if (result.code !== 0) result = await run(binaries.pgCtl, ['stop', '-D', dataDir, '-m', 'immediate', '-w', '-t', String(PG_CTL_WAIT_S), '-s'], runAs);
     if (result.code !== 0) throw new EmbeddedPostgresError(`The embedded Postgres in ${dataDir} did not stop: ${result.output.trim()}`);
+    // pg_ctl's wait ends when postmaster.pid is gone, which the postmaster removes just before it exits: wait for the
+    // exit too, so that whoever stops the service (a process manager, a test) finds no postmaster left behind it.
+    for (let waited = 0; alive(pid) && waited < PG_CTL_WAIT_S * 1000; waited += 50) await sleep(50);
     return { stopped: true, stopMs: Math.round(performance.now() - began) };
   });
 }
