@@ -164,6 +164,13 @@ beforeAll(async () => {
   writeFileSync(path.join(shop.dir, 'medusa-config.js'), `${quickStart(readme)}\nmodule.exports.admin = { ...module.exports.admin, disable: true };\n`);
   const postgres = new URL(TEST_POSTGRES_URL);
   postgres.pathname = `/${database}`;
+  // An embedded Postgres listens on a unix socket, whose directory is the URL's percent-encoded host: Medusa's ORM
+  // reads host and port from the URL itself, so the socket's directory goes in node-postgres's ?host= instead.
+  const socketDir = decodeURIComponent(postgres.hostname);
+  if (socketDir.startsWith('/')) {
+    postgres.hostname = 'localhost';
+    postgres.searchParams.set('host', socketDir);
+  }
   env = shopEnv(shop.node, {
     DATABASE_URL: postgres.toString(),
     HOST: '127.0.0.1',

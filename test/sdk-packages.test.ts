@@ -242,7 +242,7 @@ async function startVendure(runtime: Runtime, dir: string): Promise<VendureShop>
     VENDURE_DISABLE_TELEMETRY: 'true',
     VENDURE_PORT: String(port),
     VENDURE_DB: database,
-    PGHOST: postgres.hostname,
+    PGHOST: decodeURIComponent(postgres.hostname), // an embedded Postgres's host is its socket's directory, percent-encoded
     PGPORT: postgres.port || '5432',
     PGUSER: decodeURIComponent(postgres.username || 'postgres'),
     PGPASSWORD: decodeURIComponent(postgres.password),

@@ -29,7 +29,8 @@ process.env.VENDURE_DISABLE_TELEMETRY = 'true';
 
 const PAYMENT_METHOD_CODE = 'hosted-checkout';
 const postgres = new URL(TEST_POSTGRES_URL);
-const DB = { host: postgres.hostname, port: Number(postgres.port || 5432), username: decodeURIComponent(postgres.username || 'postgres'), password: decodeURIComponent(postgres.password) };
+// The host of an embedded Postgres is its socket's directory, percent-encoded in the URL.
+const DB = { host: decodeURIComponent(postgres.hostname), port: Number(postgres.port || 5432), username: decodeURIComponent(postgres.username || 'postgres'), password: decodeURIComponent(postgres.password) };
 
 /** The merchant the shop pays: its keys and the sandbox's approved test card. */
 type Shop = Pick<SandboxCredentials, 'test_secret_key' | 'test_publishable_key'> & { approvedCard: string };
