@@ -138,7 +138,7 @@ async function ourOrder(id: string) {
 let typecheck: Promise<{ code: number | null; output: string }> | undefined;
 
 beforeAll(async () => {
-  if (requires('medusa').skip) return;
+  if (requires('medusa', 'postgres-tcp').skip) return;
   const [harness, , tarballs] = await Promise.all([
     timed('service start', () => startHarness()),
     timed('Medusa project (npm ci into the cache, or found there)', () => ensureMedusaApp()),
@@ -164,13 +164,6 @@ beforeAll(async () => {
   writeFileSync(path.join(shop.dir, 'medusa-config.js'), `${quickStart(readme)}\nmodule.exports.admin = { ...module.exports.admin, disable: true };\n`);
   const postgres = new URL(TEST_POSTGRES_URL);
   postgres.pathname = `/${database}`;
-  // An embedded Postgres listens on a unix socket, whose directory is the URL's percent-encoded host: Medusa's ORM
-  // reads host and port from the URL itself, so the socket's directory goes in node-postgres's ?host= instead.
-  const socketDir = decodeURIComponent(postgres.hostname);
-  if (socketDir.startsWith('/')) {
-    postgres.hostname = 'localhost';
-    postgres.searchParams.set('host', socketDir);
-  }
   env = shopEnv(shop.node, {
     DATABASE_URL: postgres.toString(),
     HOST: '127.0.0.1',
@@ -221,7 +214,7 @@ afterAll(async () => {
   if (timings.length > 0) console.log(`medusa-plugin timings (Medusa ${path.basename(MEDUSA_APP_DIR)}):\n  ${timings.join('\n  ')}${exit === undefined ? '' : `\n  medusa start ended by ${exit}`}`);
 }, 120_000);
 
-describe('@hosted-checkout/medusa in a real Medusa 2 server, against the real service', requires('medusa'), () => {
+describe('@hosted-checkout/medusa in a real Medusa 2 server, against the real service', requires('medusa', 'postgres-tcp'), () => {
   it('loads as the region\'s payment provider', async () => {
     const { payment_providers: providers } = await ok<{ payment_providers: { id: string; is_enabled: boolean }[] }>('GET', `/store/payment-providers?region_id=${regionId}`);
     expect(providers.map((p) => p.id)).toContain(PROVIDER_ID);

@@ -11,6 +11,7 @@ import { CHROMIUM_PATH } from './browser.ts';
 import { medusaMissing } from './medusa.ts';
 import { findNatsServer, MACHINE_NATS_URL } from './nats-server.ts';
 import { PGBOUNCER_BIN, pgbouncerVersion } from './pgbouncer.ts';
+import { TEST_POSTGRES_URL } from './database.ts';
 
 /**
  * nats: a NATS with JetStream answering at TEST_NATS_URL (probed once per run by test/support/global-setup.ts), for
@@ -18,9 +19,11 @@ import { PGBOUNCER_BIN, pgbouncerVersion } from './pgbouncer.ts';
  * nats-server: the binary, for suites that start servers of their own; chromium: the browser playwright-core drives;
  * pgbouncer: Debian's binary; network-namespaces: `unshare -n` and `ip` (root, or a sandbox that allows them);
  * medusa: a Node for Medusa 2, and its project (test/fixtures/medusa-app) installed in the cache or the npm registry
- * answering to install it (test/support/medusa.ts).
+ * answering to install it (test/support/medusa.ts); postgres-tcp: the run's Postgres answers on host and port, not
+ * only on a unix socket as the embedded one does (Medusa's ORM takes host and port from its DATABASE_URL and reaches
+ * no socket).
  */
-export type Requirement = 'nats' | 'nats-server' | 'chromium' | 'pgbouncer' | 'network-namespaces' | 'medusa';
+export type Requirement = 'nats' | 'nats-server' | 'chromium' | 'pgbouncer' | 'network-namespaces' | 'medusa' | 'postgres-tcp';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -91,6 +94,9 @@ function check(need: Requirement): string | undefined {
     }
     case 'medusa':
       return medusaMissing();
+    case 'postgres-tcp':
+      // An embedded Postgres's URL names its socket's directory, percent-encoded, as the host.
+      return decodeURIComponent(new URL(TEST_POSTGRES_URL).hostname).startsWith('/') ? "the run's Postgres is the embedded one, on a unix socket only" : undefined;
   }
 }
 
