@@ -66,9 +66,12 @@ describe('database errors translated in the adapters', () => {
         }
       }, 5);
     });
-    const lockInOrder = (first: number, second: number, runs: { count: number }) =>
+    const lockInOrder = (first: number, second: number, runs: { count: number }, rerunAfter?: Promise<unknown>) =>
       knex.transaction(async (trx) => {
         runs.count++;
+        // A run again starts once the other transaction has ended: started at once, it could take its first row before
+        // the other gets it, and the two would deadlock a second time (seen on a loaded machine: three runs).
+        if (runs.count > 1) await rerunAfter;
         await trx('deadlock_probe').where({ id: first }).increment('n', 1);
         if (runs.count === 1) {
           held++;
@@ -78,10 +81,12 @@ describe('database errors translated in the adapters', () => {
       });
     const plain = { count: 0 };
     const retried = { count: 0 };
-    const results = await Promise.allSettled([
-      translateErrors(() => lockInOrder(1, 2, plain)),
-      translateErrors(() => retryingDeadlocks(() => lockInOrder(2, 1, retried))),
-    ]);
+    const plainRun = translateErrors(() => lockInOrder(1, 2, plain));
+    const ended = plainRun.then(
+      () => undefined,
+      () => undefined,
+    );
+    const results = await Promise.allSettled([plainRun, translateErrors(() => retryingDeadlocks(() => lockInOrder(2, 1, retried, ended)))]);
     // Postgres picks one victim. If it is the plain one, it is a ConflictError; if it is the retried one, its second run succeeds.
     const failed = results.filter((r) => r.status === 'rejected');
     if (failed.length === 1) {
