@@ -13,7 +13,7 @@
 //   and verifies a real delivery at its webhook route.
 // @hosted-checkout/medusa is packed and its tarball checked here too; it is installed into a Medusa project and run by
 // test/medusa-provider.test.ts and test/medusa-plugin.test.ts (Medusa is a thousand packages, cached apart).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CuttingProxy } from './support/cutting-proxy.ts';
 import { whilePackingAlone } from './support/pack-lock.ts';
 import { TEST_POSTGRES_URL } from './support/database.ts';
+import { Background } from './support/background.ts';
 import { orderBody } from './support/order-fixtures.ts';
 import { waitFor } from './support/wait.ts';
 import { api, createEndpoint, payOrder, startHarness, type Harness } from './support/webhooks.ts';
@@ -108,43 +109,6 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
 /** Every Background started, so that none outlives the file (a test that timed out leaves its own running). */
 const running = new Set<Background>();
 
-/** A long-running process whose output is kept, to wait for lines in. */
-class Background {
-  output = '';
-  readonly child: ChildProcess;
-
-  constructor(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv) {
-    this.child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(this);
-    this.child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-  }
-
-  /** The first match of `pattern` in the output, once it is there. */
-  async waitFor(what: string, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
-    const ended = () => this.child.exitCode !== null || this.child.signalCode !== null;
-    let match: RegExpMatchArray | null;
-    try {
-      match = await waitFor(what, () => this.output.match(pattern), (m) => m !== null || ended(), timeoutMs, 50);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\nOutput:\n${this.output}`, { cause: err });
-    }
-    if (!match) throw new Error(`${what}: the process ended first (${this.child.exitCode ?? this.child.signalCode}). Output:\n${this.output}`);
-    return match;
-  }
-
-  /** Sends SIGTERM (SIGKILL 20 s later); answers the exit code, or the signal that ended it. */
-  async stop(): Promise<number | NodeJS.Signals> {
-    const ended = () => this.child.exitCode ?? this.child.signalCode;
-    if (ended() !== null) return ended()!;
-    const exited = new Promise<number | NodeJS.Signals>((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? signal!)));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
-    const result = await exited;
-    clearTimeout(timer);
-    return result;
-  }
-}
 
 /** The README's first ```js block after "## Quick start". */
 function quickStart(readme: string): string {
@@ -249,7 +213,7 @@ async function startVendure(runtime: Runtime, dir: string): Promise<VendureShop>
     CHECKOUT_API_URL: h.base,
     CHECKOUT_SECRET_KEY: shop.test_secret_key,
     CHECKOUT_WEBHOOK_SECRET: endpoint.secret,
-  }));
+  }), running);
   const ready = await timed(`${runtime.label}: Vendure boot`, () => app.waitFor('Vendure to boot with the plugin', /^vendure ready: payment handlers (.*)$/m, 300_000));
   return { app, port, database, secretKey: shop.test_secret_key, ready };
 }
@@ -376,15 +340,15 @@ describe.skipIf(missing.length > 0)(`SDK packages from their tarballs${missing.l
       const [port, listenPort] = [await freePort(), await freePort()];
       const endpoint = await createEndpoint(h.base, shop.test_secret_key, `http://127.0.0.1:${port}/`, ['order.paid']);
       const env = (extra: Record<string, string>) => merchantEnv(runtime.node, extra);
-      const receiver = new Background(runtime.node, ['receiver.mjs'], dir, env({ PORT: String(port), CHECKOUT_WEBHOOK_SECRET: endpoint.secret }));
+      const receiver = new Background(runtime.node, ['receiver.mjs'], dir, env({ PORT: String(port), CHECKOUT_WEBHOOK_SECRET: endpoint.secret }), running);
       // The bin as npm linked it: its `#!/usr/bin/env node` finds this runtime's node first on PATH.
-      const listen = new Background(path.join(dir, 'node_modules', '.bin', 'checkout'), ['listen', '--forward-to', `http://127.0.0.1:${listenPort}/`, '--api-base', h.base], dir, env({ CHECKOUT_API_KEY: shop.test_secret_key }));
+      const listen = new Background(path.join(dir, 'node_modules', '.bin', 'checkout'), ['listen', '--forward-to', `http://127.0.0.1:${listenPort}/`, '--api-base', h.base], dir, env({ CHECKOUT_API_KEY: shop.test_secret_key }), running);
       let forwarded: Background | undefined;
       let listenExit: number | NodeJS.Signals;
       try {
         await receiver.waitFor('the receiver to listen', /^listening$/m);
         const secret = (await listen.waitFor('checkout listen to be ready', /Your webhook signing secret is (whsec_\w+)/))[1]!;
-        forwarded = new Background(runtime.node, ['receiver.mjs'], dir, env({ PORT: String(listenPort), CHECKOUT_WEBHOOK_SECRET: secret }));
+        forwarded = new Background(runtime.node, ['receiver.mjs'], dir, env({ PORT: String(listenPort), CHECKOUT_WEBHOOK_SECRET: secret }), running);
         await forwarded.waitFor('the second receiver to listen', /^listening$/m);
 
         const reference = `SDK-PKG-${randomBytes(4).toString('hex')}`;

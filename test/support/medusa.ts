@@ -4,14 +4,13 @@
 // MEDUSA_TEST_CACHE) named after the lock's hash, and reused by every later run. Each suite then makes a shop of
 // its own inside that cache (a directory below it, whose node_modules gets our tarballs, while Medusa resolves
 // from the cache's node_modules above), so that runs side by side never touch each other's files.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { whilePackingAlone } from './pack-lock.ts';
-import { waitFor } from './wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'medusa-app');
@@ -197,39 +196,3 @@ export function medusaCli(shop: MedusaShop): { command: string; args: string[] }
   return { command: shop.node, args: [path.join(MEDUSA_APP_DIR, 'node_modules', '@medusajs', 'cli', 'cli.js')] };
 }
 
-/** A long-running process whose output is kept, to wait for lines in. */
-export class Background {
-  output = '';
-  readonly child: ChildProcess;
-
-  constructor(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv) {
-    this.child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-  }
-
-  /** The first match of `pattern` in the output, once it is there. */
-  async waitFor(what: string, pattern: RegExp, timeoutMs = 120_000): Promise<RegExpMatchArray> {
-    const ended = () => this.child.exitCode !== null || this.child.signalCode !== null;
-    let match: RegExpMatchArray | null;
-    try {
-      match = await waitFor(what, () => this.output.match(pattern), (m) => m !== null || ended(), timeoutMs, 100);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\nOutput:\n${this.output}`, { cause: err });
-    }
-    if (!match) throw new Error(`${what}: the process ended first (${this.child.exitCode ?? this.child.signalCode}). Output:\n${this.output}`);
-    return match;
-  }
-
-  /** Sends SIGTERM (SIGKILL 20 s later); answers the exit code, or the signal that ended it. */
-  async stop(): Promise<number | NodeJS.Signals> {
-    const ended = () => this.child.exitCode ?? this.child.signalCode;
-    if (ended() !== null) return ended()!;
-    const exited = new Promise<number | NodeJS.Signals>((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? signal!)));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
-    const result = await exited;
-    clearTimeout(timer);
-    return result;
-  }
-}
